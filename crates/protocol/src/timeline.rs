@@ -1,0 +1,356 @@
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+use crate::AgentEvent;
+
+/// What the UI renders: one entry of a session's timeline. Built by [`Timeline`] from
+/// [`AgentEvent`]s, live as they stream or from the database on replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum TimelineItem {
+    /// The question the user asked.
+    User { id: String, text: String },
+    /// The model's reasoning for one step (collapsed by default).
+    Thinking {
+        id: String,
+        step: i32,
+        agent_name: String,
+        text: String,
+    },
+    /// Answer text streamed by the model.
+    Text {
+        id: String,
+        step: i32,
+        agent_name: String,
+        text: String,
+    },
+    /// A tool call with its arguments.
+    ToolCall {
+        id: String,
+        tool_call_id: String,
+        step: i32,
+        agent_name: String,
+        name: String,
+        arguments: serde_json::Value,
+    },
+    /// A tool's result, paired with its call by `toolCallId`.
+    ToolResult {
+        id: String,
+        tool_call_id: String,
+        step: i32,
+        agent_name: String,
+        name: String,
+        output: String,
+        is_error: bool,
+        metadata: serde_json::Value,
+        duration_ms: f64,
+    },
+    /// An error that ended or interrupted the run.
+    Error {
+        id: String,
+        step: i32,
+        error_kind: String,
+        message: String,
+    },
+}
+
+/// Folds [`AgentEvent`]s into [`TimelineItem`]s. The same fold serves live runs and
+/// replay from the database, so both show exactly the same items.
+///
+/// Consecutive `Thinking` (or `TextDelta`) fragments of one step and agent merge into one
+/// item; events that have no visual form of their own (usage, progress) are skipped.
+#[derive(Debug, Default, Clone)]
+pub struct Timeline {
+    items: Vec<TimelineItem>,
+}
+
+impl Timeline {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds the timeline of a whole event sequence.
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> Self {
+        let mut timeline = Self::new();
+        for event in events {
+            timeline.apply(event);
+        }
+        timeline
+    }
+
+    pub fn items(&self) -> &[TimelineItem] {
+        &self.items
+    }
+
+    pub fn into_items(self) -> Vec<TimelineItem> {
+        self.items
+    }
+
+    fn next_id(&self) -> String {
+        format!("item-{}", self.items.len())
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::RunStarted { question, .. } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::User {
+                    id,
+                    text: question.clone(),
+                });
+            }
+            AgentEvent::Thinking {
+                delta,
+                step,
+                agent_name,
+            } => {
+                if let Some(TimelineItem::Thinking {
+                    step: last_step,
+                    agent_name: last_agent,
+                    text,
+                    ..
+                }) = self.items.last_mut()
+                    && last_step == step
+                    && last_agent == agent_name
+                {
+                    text.push_str(delta);
+                    return;
+                }
+                let id = self.next_id();
+                self.items.push(TimelineItem::Thinking {
+                    id,
+                    step: *step,
+                    agent_name: agent_name.clone(),
+                    text: delta.clone(),
+                });
+            }
+            AgentEvent::TextDelta {
+                delta,
+                step,
+                agent_name,
+            } => {
+                if let Some(TimelineItem::Text {
+                    step: last_step,
+                    agent_name: last_agent,
+                    text,
+                    ..
+                }) = self.items.last_mut()
+                    && last_step == step
+                    && last_agent == agent_name
+                {
+                    text.push_str(delta);
+                    return;
+                }
+                let id = self.next_id();
+                self.items.push(TimelineItem::Text {
+                    id,
+                    step: *step,
+                    agent_name: agent_name.clone(),
+                    text: delta.clone(),
+                });
+            }
+            AgentEvent::ToolCall {
+                tool_call_id,
+                name,
+                arguments,
+                step,
+                agent_name,
+                ..
+            } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::ToolCall {
+                    id,
+                    tool_call_id: tool_call_id.clone(),
+                    step: *step,
+                    agent_name: agent_name.clone(),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                });
+            }
+            AgentEvent::ToolResult {
+                tool_call_id,
+                name,
+                output,
+                is_error,
+                metadata,
+                step,
+                duration_ms,
+                agent_name,
+                ..
+            } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::ToolResult {
+                    id,
+                    tool_call_id: tool_call_id.clone(),
+                    step: *step,
+                    agent_name: agent_name.clone(),
+                    name: name.clone(),
+                    output: output.clone(),
+                    is_error: *is_error,
+                    metadata: metadata.clone(),
+                    duration_ms: *duration_ms,
+                });
+            }
+            AgentEvent::Error {
+                kind,
+                message,
+                step,
+            } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::Error {
+                    id,
+                    step: *step,
+                    error_kind: kind.clone(),
+                    message: message.clone(),
+                });
+            }
+            AgentEvent::ToolProgress { .. }
+            | AgentEvent::PermissionRequest { .. }
+            | AgentEvent::AskUser { .. }
+            | AgentEvent::Compacted { .. }
+            | AgentEvent::Usage { .. }
+            | AgentEvent::SubagentStarted { .. }
+            | AgentEvent::SubagentFinished { .. }
+            | AgentEvent::TodoUpdated { .. }
+            | AgentEvent::RunFinished { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{RunFinishReason, TokenUsage};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    /// A run as the engine emits it: question, streamed thinking, a tool call and its
+    /// result, then the streamed answer.
+    pub(crate) fn sample_run() -> Vec<AgentEvent> {
+        let main = || "main".to_string();
+        vec![
+            AgentEvent::RunStarted {
+                run_id: "r1".into(),
+                session_id: "s1".into(),
+                question: "Where is NGC 4258?".into(),
+                model: "scripted".into(),
+                started_at: "2026-12-02T20:00:00Z".into(),
+            },
+            AgentEvent::Thinking {
+                delta: "Resolve ".into(),
+                step: 1,
+                agent_name: main(),
+            },
+            AgentEvent::Thinking {
+                delta: "the name.".into(),
+                step: 1,
+                agent_name: main(),
+            },
+            AgentEvent::ToolCall {
+                id: "e1".into(),
+                tool_call_id: "call_1".into(),
+                name: "query_target".into(),
+                arguments: json!({"name": "NGC 4258"}),
+                step: 1,
+                agent_name: main(),
+            },
+            AgentEvent::ToolResult {
+                id: "e1".into(),
+                tool_call_id: "call_1".into(),
+                name: "query_target".into(),
+                output: "M 106 at 12:18:57.61 +47:18:13.3".into(),
+                is_error: false,
+                metadata: json!({"raDeg": 184.74008333}),
+                step: 1,
+                duration_ms: 12.0,
+                agent_name: main(),
+            },
+            AgentEvent::TextDelta {
+                delta: "NGC 4258 is ".into(),
+                step: 2,
+                agent_name: main(),
+            },
+            AgentEvent::TextDelta {
+                delta: "M 106.".into(),
+                step: 2,
+                agent_name: main(),
+            },
+            AgentEvent::RunFinished {
+                session_id: "s1".into(),
+                reason: RunFinishReason::Completed,
+                usage: TokenUsage::default(),
+                steps: 2,
+                finished_at: "2026-12-02T20:00:01Z".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn deltas_merge_and_tool_pairs_keep_their_ids() {
+        let timeline = Timeline::from_events(&sample_run());
+        let kinds: Vec<_> = timeline
+            .items()
+            .iter()
+            .map(|item| {
+                serde_json::to_value(item).unwrap()["kind"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["user", "thinking", "tool-call", "tool-result", "text"]
+        );
+        match &timeline.items()[1] {
+            TimelineItem::Thinking { text, .. } => assert_eq!(text, "Resolve the name."),
+            other => panic!("expected thinking, got {other:?}"),
+        }
+        match &timeline.items()[4] {
+            TimelineItem::Text { text, .. } => assert_eq!(text, "NGC 4258 is M 106."),
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn thinking_of_a_new_step_starts_a_new_item() {
+        let events = vec![
+            AgentEvent::Thinking {
+                delta: "a".into(),
+                step: 1,
+                agent_name: "main".into(),
+            },
+            AgentEvent::Thinking {
+                delta: "b".into(),
+                step: 2,
+                agent_name: "main".into(),
+            },
+        ];
+        assert_eq!(Timeline::from_events(&events).items().len(), 2);
+    }
+
+    /// Writes the events and the items they fold into where the UI's own fold is tested
+    /// against them, so the TypeScript reducer and this one cannot drift apart.
+    #[test]
+    fn shared_fold_fixture_is_fresh() {
+        let events = sample_run();
+        let items = Timeline::from_events(&events).into_items();
+        let fixture = serde_json::to_string_pretty(&json!({"events": events, "items": items}))
+            .unwrap()
+            + "\n";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../ui/src/timeline/fold.fixture.json");
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current != fixture {
+            std::fs::write(&path, fixture).unwrap();
+        }
+    }
+}

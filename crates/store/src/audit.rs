@@ -1,0 +1,58 @@
+use crate::{Result, Store, now_rfc3339};
+
+/// One tool call as the audit log records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRow {
+    pub session_id: String,
+    pub agent_name: String,
+    pub tool_call_id: String,
+    pub tool: String,
+    /// Arguments with secrets already redacted.
+    pub arguments: serde_json::Value,
+    pub decision: String,
+    pub outcome: String,
+    pub duration_ms: f64,
+    pub error: Option<String>,
+}
+
+impl Store {
+    /// Appends audit rows in one transaction.
+    pub async fn append_audit(&self, rows: &[AuditRow]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for row in rows {
+            sqlx::query(
+                "INSERT INTO agent_audit_log
+                   (session_id, agent_name, tool_call_id, tool, arguments, decision, outcome,
+                    duration_ms, error, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&row.session_id)
+            .bind(&row.agent_name)
+            .bind(&row.tool_call_id)
+            .bind(&row.tool)
+            .bind(row.arguments.to_string())
+            .bind(&row.decision)
+            .bind(&row.outcome)
+            .bind(row.duration_ms)
+            .bind(&row.error)
+            .bind(now_rfc3339())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Number of audit rows of a session.
+    pub async fn audit_count(&self, session_id: &str) -> Result<i64> {
+        let count: (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM agent_audit_log WHERE session_id = ?")
+                .bind(session_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(count.0)
+    }
+}

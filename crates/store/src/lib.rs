@@ -1,0 +1,109 @@
+//! SQLite storage for Asterism: one pool (WAL, foreign keys, busy timeout) over one
+//! database file, migrations embedded from `migrations/`, sqlite-vec and FTS5.
+//!
+//! One module per table group; every query is a runtime `sqlx::query` with binds.
+
+mod audit;
+mod messages;
+mod metrics;
+mod migrate;
+mod sessions;
+mod targets;
+mod vec;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+pub use audit::AuditRow;
+pub use messages::{MessageRole, NewMessage, StoredMessage};
+pub use metrics::MetricRow;
+pub use sessions::SessionRow;
+pub use targets::CachedTarget;
+pub use vec::vector_to_blob;
+
+/// File name of the database inside the data directory.
+pub const DATABASE_FILE: &str = "asterism.db";
+
+/// Errors from the store. Callers mostly show them; `NotFound` drives behaviour.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("stored JSON is invalid: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The database: a cheap-to-clone handle over one connection pool.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) `asterism.db` in `data_dir` and migrates it.
+    pub async fn open_in_dir(data_dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
+            path: data_dir.to_path_buf(),
+            source,
+        })?;
+        Self::open(&data_dir.join(DATABASE_FILE)).await
+    }
+
+    /// Opens (creating if needed) the database file at `path` and migrates it.
+    pub async fn open(path: &Path) -> Result<Self> {
+        vec::register_sqlite_vec();
+        let options = SqliteConnectOptions::from_str("sqlite:")?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await?;
+        let store = Self { pool };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Applies every embedded migration not yet applied. Running it again is a no-op.
+    pub async fn migrate(&self) -> Result<()> {
+        migrate::migrator().run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// The underlying pool, for crates that own their own query modules.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Closes every connection, checkpointing the WAL.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// The current time as RFC 3339 UTC with millisecond precision, as stored in `*_at`.
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests;

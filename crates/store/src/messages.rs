@@ -1,0 +1,151 @@
+use sqlx::Row;
+
+use crate::{Result, Store, now_rfc3339};
+
+/// Who wrote a stored message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageRole {
+    System,
+    User,
+    Assistant,
+    Tool,
+    /// A timeline marker (an error, a cancellation) that is never sent to the model.
+    Event,
+}
+
+impl MessageRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageRole::System => "system",
+            MessageRole::User => "user",
+            MessageRole::Assistant => "assistant",
+            MessageRole::Tool => "tool",
+            MessageRole::Event => "event",
+        }
+    }
+
+    pub fn parse(role: &str) -> Option<Self> {
+        Some(match role {
+            "system" => MessageRole::System,
+            "user" => MessageRole::User,
+            "assistant" => MessageRole::Assistant,
+            "tool" => MessageRole::Tool,
+            "event" => MessageRole::Event,
+            _ => return None,
+        })
+    }
+}
+
+/// A message to append to a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage {
+    pub session_id: String,
+    pub run_id: String,
+    pub step: i32,
+    pub agent_name: String,
+    pub role: MessageRole,
+    pub content: String,
+    /// Assistant tool calls as a JSON array of `{id, name, arguments}`.
+    pub tool_calls: Option<serde_json::Value>,
+    pub tool_call_id: Option<String>,
+    pub metadata: serde_json::Value,
+    pub raw_json: Option<serde_json::Value>,
+}
+
+/// A message as stored, in session order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredMessage {
+    pub seq: i64,
+    pub run_id: String,
+    pub step: i32,
+    pub agent_name: String,
+    pub role: MessageRole,
+    pub content: String,
+    pub tool_calls: Option<serde_json::Value>,
+    pub tool_call_id: Option<String>,
+    pub metadata: serde_json::Value,
+    pub raw_json: Option<serde_json::Value>,
+    pub created_at: String,
+}
+
+impl Store {
+    /// Appends messages to their sessions in one transaction, each taking the next `seq`.
+    pub async fn append_messages(&self, messages: &[NewMessage]) -> Result<()> {
+        if messages.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for message in messages {
+            sqlx::query(
+                "INSERT INTO agent_messages
+                   (session_id, seq, run_id, step, agent_name, role, content, tool_calls,
+                    tool_call_id, metadata, raw_json, created_at)
+                 VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE session_id = ?),
+                         ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&message.session_id)
+            .bind(&message.session_id)
+            .bind(&message.run_id)
+            .bind(message.step)
+            .bind(&message.agent_name)
+            .bind(message.role.as_str())
+            .bind(&message.content)
+            .bind(message.tool_calls.as_ref().map(serde_json::Value::to_string))
+            .bind(&message.tool_call_id)
+            .bind(message.metadata.to_string())
+            .bind(message.raw_json.as_ref().map(serde_json::Value::to_string))
+            .bind(now_rfc3339())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Every message of a session, in order.
+    pub async fn messages(&self, session_id: &str) -> Result<Vec<StoredMessage>> {
+        let rows = sqlx::query(
+            "SELECT seq, run_id, step, agent_name, role, content, tool_calls, tool_call_id,
+                    metadata, raw_json, created_at
+             FROM agent_messages WHERE session_id = ? ORDER BY seq",
+        )
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .filter_map(|row| {
+                let role: String = match row.try_get("role") {
+                    Ok(role) => role,
+                    Err(error) => return Some(Err(error.into())),
+                };
+                // Rows with a role this version does not know are skipped, not fatal.
+                let role = MessageRole::parse(&role)?;
+                Some(stored_message(row, role))
+            })
+            .collect()
+    }
+}
+
+fn parse_json(text: Option<String>) -> Result<Option<serde_json::Value>> {
+    Ok(match text {
+        Some(text) => Some(serde_json::from_str(&text)?),
+        None => None,
+    })
+}
+
+fn stored_message(row: &sqlx::sqlite::SqliteRow, role: MessageRole) -> Result<StoredMessage> {
+    let metadata: String = row.try_get("metadata")?;
+    Ok(StoredMessage {
+        seq: row.try_get("seq")?,
+        run_id: row.try_get("run_id")?,
+        step: row.try_get("step")?,
+        agent_name: row.try_get("agent_name")?,
+        role,
+        content: row.try_get("content")?,
+        tool_calls: parse_json(row.try_get("tool_calls")?)?,
+        tool_call_id: row.try_get("tool_call_id")?,
+        metadata: serde_json::from_str(&metadata)?,
+        raw_json: parse_json(row.try_get("raw_json")?)?,
+        created_at: row.try_get("created_at")?,
+    })
+}
