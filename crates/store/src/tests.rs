@@ -30,10 +30,12 @@ async fn sqlite_vec_is_loaded_on_every_pooled_connection() {
 async fn knn_returns_nearest_chunks_first() {
     let (_dir, store) = temp_store().await;
     let pool = store.pool();
-    sqlx::query("INSERT INTO papers (id, title, added_at, updated_at) VALUES ('p1', 'T', 'x', 'x')")
-        .execute(pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "INSERT INTO papers (id, title, added_at, updated_at) VALUES ('p1', 'T', 'x', 'x')",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
     for (ordinal, hot) in [(1, 0usize), (2, 1), (3, 2)] {
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO chunks (paper_id, ordinal, text) VALUES ('p1', ?, 'x') RETURNING id",
@@ -66,7 +68,10 @@ async fn knn_returns_nearest_chunks_first() {
         .fetch_one(pool)
         .await
         .unwrap();
-    assert_eq!(ordinal, 2, "the chunk whose vector matches the query comes first");
+    assert_eq!(
+        ordinal, 2,
+        "the chunk whose vector matches the query comes first"
+    );
     assert!(rows[0].1 < rows[1].1);
 }
 
@@ -74,10 +79,12 @@ async fn knn_returns_nearest_chunks_first() {
 async fn fts5_finds_chunks_by_stemmed_term_and_follows_deletes() {
     let (_dir, store) = temp_store().await;
     let pool = store.pool();
-    sqlx::query("INSERT INTO papers (id, title, added_at, updated_at) VALUES ('p1', 'T', 'x', 'x')")
-        .execute(pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "INSERT INTO papers (id, title, added_at, updated_at) VALUES ('p1', 'T', 'x', 'x')",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
     sqlx::query(
         "INSERT INTO chunks (paper_id, ordinal, page, section, text) VALUES
          ('p1', 1, 3, 'Distances', 'The tip of the red giant branch calibrates distances.'),
@@ -95,11 +102,15 @@ async fn fts5_finds_chunks_by_stemmed_term_and_follows_deletes() {
     .await
     .unwrap();
     assert_eq!(pages, [4]);
-    sqlx::query("DELETE FROM chunks WHERE ordinal = 2").execute(pool).await.unwrap();
-    let hits: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'maser'")
-        .fetch_one(pool)
+    sqlx::query("DELETE FROM chunks WHERE ordinal = 2")
+        .execute(pool)
         .await
         .unwrap();
+    let hits: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'maser'")
+            .fetch_one(pool)
+            .await
+            .unwrap();
     assert_eq!(hits, 0);
 }
 
@@ -107,7 +118,10 @@ async fn fts5_finds_chunks_by_stemmed_term_and_follows_deletes() {
 async fn migrating_twice_is_a_no_op_and_reopening_keeps_data() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in_dir(dir.path()).await.unwrap();
-    store.ensure_session("s1", "Where is NGC 4258?", "m").await.unwrap();
+    store
+        .ensure_session("s1", "Where is NGC 4258?", "m")
+        .await
+        .unwrap();
     store.migrate().await.unwrap();
     store.close().await;
     let store = Store::open_in_dir(dir.path()).await.unwrap();
@@ -158,14 +172,20 @@ async fn messages_keep_order_roles_and_json() {
         metadata: json!({"thinking": "resolve it"}),
         ..base.clone()
     };
-    store.append_messages(&[base.clone(), assistant]).await.unwrap();
+    store
+        .append_messages(&[base.clone(), assistant])
+        .await
+        .unwrap();
     let stored = store.messages("s1").await.unwrap();
     assert_eq!(stored.len(), 2);
     assert_eq!(stored[0].seq, 1);
     assert_eq!(stored[1].seq, 2);
     assert_eq!(stored[1].role, MessageRole::Assistant);
     assert_eq!(stored[1].metadata["thinking"], "resolve it");
-    assert_eq!(stored[1].tool_calls.as_ref().unwrap()[0]["name"], "query_target");
+    assert_eq!(
+        stored[1].tool_calls.as_ref().unwrap()[0]["name"],
+        "query_target"
+    );
     let sessions = store.list_sessions(10).await.unwrap();
     assert_eq!(sessions[0].message_count, 2);
 }

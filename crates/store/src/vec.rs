@@ -26,5 +26,8 @@ pub(crate) fn register_sqlite_vec() {
 
 /// Encodes an embedding as the little-endian f32 blob sqlite-vec reads.
 pub fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|value| value.to_le_bytes()).collect()
+    vector
+        .iter()
+        .flat_map(|value| value.to_le_bytes())
+        .collect()
 }

@@ -1,1 +1,21 @@
+//! Loopback fakes that speak the real wire formats, for tests and demos:
+//!
+//! - [`MockLlm`]: a scripted OpenAI-compatible Chat Completions server (SSE streaming),
+//!   serving [`Script`] turns in order, recording every request and flagging a tool call
+//!   whose result is missing from the next request.
+//! - [`FixtureServer`]: serves recorded ADS, arXiv and Sesame responses from
+//!   `fixtures/` (see its MANIFEST.md for where each file comes from).
+//! - [`serve_sse_body`]: serves one recorded SSE body, for client tests.
 
+mod fixtures;
+mod mock_llm;
+mod script;
+mod server;
+
+pub use fixtures::{
+    FixtureServer, Route, RouteResponse, fixture_path, fixtures_dir, sesame_routes,
+    sse_from_chunks_jsonl,
+};
+pub use mock_llm::{MockLlm, RecordedRequest};
+pub use script::{Fault, Script, ScriptedToolCall, Turn};
+pub use server::{LoopbackServer, serve_sse_body};

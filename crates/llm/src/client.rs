@@ -1,0 +1,302 @@
+use std::pin::Pin;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::{Stream, StreamExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::{ChatRequest, LlmError, ModelEvent, StreamAccumulator};
+
+/// The events of one model call, ending with [`ModelEvent::Completed`] or an error.
+pub type ModelEventStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, LlmError>> + Send>>;
+
+/// A chat model that streams. The runtime only knows this trait, so tests and other
+/// providers can stand in for the HTTP client.
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// The configured model name.
+    fn model_name(&self) -> &str;
+
+    /// Whether this provider takes the `enable_thinking` switch.
+    fn supports_thinking_toggle(&self) -> bool;
+
+    /// Starts one streamed call.
+    async fn stream(
+        &self,
+        request: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<ModelEventStream, LlmError>;
+}
+
+/// Where and how to reach an OpenAI-compatible endpoint.
+#[derive(Clone)]
+pub struct OpenAiConfig {
+    /// Base URL including the version path, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub model: String,
+    /// A stream that sends nothing for this long is treated as dead.
+    pub idle_timeout: Duration,
+    pub connect_timeout: Duration,
+}
+
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("model", &self.model)
+            .finish()
+    }
+}
+
+impl OpenAiConfig {
+    pub fn new(
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+        model: impl Into<String>,
+    ) -> Self {
+        Self {
+            base_url: base_url.into(),
+            api_key,
+            model: model.into(),
+            idle_timeout: Duration::from_secs(120),
+            connect_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+/// Whether `enable_thinking` should be sent: only Qwen models and DashScope endpoints
+/// take it; other providers reject or ignore unknown fields.
+pub fn supports_enable_thinking(base_url: &str, model: &str) -> bool {
+    base_url.to_lowercase().contains("dashscope") || model.to_lowercase().starts_with("qwen")
+}
+
+/// The HTTP client for OpenAI-compatible Chat Completions.
+#[derive(Debug, Clone)]
+pub struct OpenAiClient {
+    config: OpenAiConfig,
+    http: reqwest::Client,
+}
+
+impl OpenAiClient {
+    pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
+        // reqwest is built without a default TLS provider; install ring once.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|error| {
+                LlmError::NotConfigured(format!("cannot build the HTTP client: {error}"))
+            })?;
+        Ok(Self { config, http })
+    }
+
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    fn request_body(&self, request: &ChatRequest) -> serde_json::Value {
+        let model = request
+            .model
+            .clone()
+            .unwrap_or_else(|| self.config.model.clone());
+        let mut body = serde_json::json!({
+            "model": model,
+            "messages": request.messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        if !request.tools.is_empty() {
+            body["tools"] = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    serde_json::json!({
+                        "type": "function",
+                        "function": {
+                            "name": tool.name,
+                            "description": tool.description,
+                            "parameters": tool.parameters,
+                        }
+                    })
+                })
+                .collect();
+        }
+        if supports_enable_thinking(&self.config.base_url, &model) {
+            body["enable_thinking"] = serde_json::Value::Bool(request.enable_thinking);
+        }
+        body
+    }
+}
+
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|secs| secs.is_finite() && *secs >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+#[async_trait]
+impl ChatModel for OpenAiClient {
+    fn model_name(&self) -> &str {
+        &self.config.model
+    }
+
+    fn supports_thinking_toggle(&self) -> bool {
+        supports_enable_thinking(&self.config.base_url, &self.config.model)
+    }
+
+    async fn stream(
+        &self,
+        request: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<ModelEventStream, LlmError> {
+        if self.config.model.trim().is_empty() {
+            return Err(LlmError::NotConfigured("LLM_MODEL is empty".into()));
+        }
+        let url = format!(
+            "{}/chat/completions",
+            self.config.base_url.trim_end_matches('/')
+        );
+        let mut builder = self.http.post(&url).json(&self.request_body(&request));
+        if let Some(key) = self.config.api_key.as_deref().filter(|key| !key.is_empty()) {
+            builder = builder.bearer_auth(key);
+        }
+        let response = tokio::select! {
+            response = builder.send() => response.map_err(|error| LlmError::Network(format!("{url}: {}", describe(&error))))?,
+            () = cancel.cancelled() => return Err(LlmError::Cancelled),
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let retry = retry_after(response.headers());
+            let body = response.text().await.unwrap_or_default();
+            return Err(LlmError::from_status(status.as_u16(), &body, retry));
+        }
+        let (sender, receiver) = mpsc::channel(256);
+        let idle_timeout = self.config.idle_timeout;
+        let bytes = response.bytes_stream();
+        tokio::spawn(pump(bytes, sender, cancel, idle_timeout));
+        Ok(Box::pin(futures::stream::unfold(
+            receiver,
+            |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) },
+        )))
+    }
+}
+
+/// The full error chain of a reqwest error, which hides the interesting part in sources.
+fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+/// Reads the SSE body, feeding the accumulator, and forwards events until the stream
+/// ends, fails, stalls or is cancelled.
+async fn pump<S, B>(
+    bytes: S,
+    sender: mpsc::Sender<Result<ModelEvent, LlmError>>,
+    cancel: CancellationToken,
+    idle_timeout: Duration,
+) where
+    S: Stream<Item = Result<B, reqwest::Error>> + Send + Unpin + 'static,
+    B: AsRef<[u8]>,
+{
+    let mut events = bytes.eventsource();
+    let mut accumulator = StreamAccumulator::new();
+    let mut saw_done = false;
+    loop {
+        let next = tokio::select! {
+            next = tokio::time::timeout(idle_timeout, events.next()) => next,
+            () = cancel.cancelled() => {
+                let _ = sender.send(Err(LlmError::Cancelled)).await;
+                return;
+            }
+        };
+        let event = match next {
+            Err(_) => {
+                let _ = sender
+                    .send(Err(LlmError::Network(format!(
+                        "the model stream stalled: nothing received for {} s",
+                        idle_timeout.as_secs()
+                    ))))
+                    .await;
+                return;
+            }
+            Ok(None) => break,
+            Ok(Some(Ok(event))) => event,
+            Ok(Some(Err(EventStreamError::Utf8(error)))) => {
+                let _ = sender
+                    .send(Err(LlmError::BadResponse(format!(
+                        "the model stream is not valid UTF-8: {error}"
+                    ))))
+                    .await;
+                return;
+            }
+            Ok(Some(Err(EventStreamError::Parser(error)))) => {
+                let _ = sender
+                    .send(Err(LlmError::BadResponse(format!(
+                        "the model stream is not valid SSE: {error}"
+                    ))))
+                    .await;
+                return;
+            }
+            Ok(Some(Err(EventStreamError::Transport(error)))) => {
+                let _ = sender
+                    .send(Err(LlmError::Network(format!(
+                        "the connection to the model broke mid-stream: {}",
+                        describe(&error)
+                    ))))
+                    .await;
+                return;
+            }
+        };
+        let data = event.data.trim();
+        if data.is_empty() {
+            continue;
+        }
+        if data == "[DONE]" {
+            saw_done = true;
+            break;
+        }
+        match accumulator.push_data(data) {
+            Ok(model_events) => {
+                for model_event in model_events {
+                    if sender.send(Ok(model_event)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            Err(error) => {
+                let _ = sender.send(Err(error)).await;
+                return;
+            }
+        }
+    }
+    if !saw_done && !accumulator.has_finished() {
+        let _ = sender
+            .send(Err(LlmError::Network(
+                "the model stream ended before the model finished (no finish_reason, no [DONE])"
+                    .into(),
+            )))
+            .await;
+        return;
+    }
+    let (model_events, response) = accumulator.finish();
+    for model_event in model_events {
+        if sender.send(Ok(model_event)).await.is_err() {
+            return;
+        }
+    }
+    let _ = sender.send(Ok(ModelEvent::Completed(response))).await;
+}

@@ -1,0 +1,8 @@
+//! Integration tests of the streaming client against loopback servers speaking the real
+//! wire format: every recorded provider stream, and the scripted model's faults.
+
+mod suite {
+    mod faults;
+    mod recorded_streams;
+    mod requests;
+}

@@ -1,0 +1,95 @@
+use asterism_llm::{
+    ChatMessage, ChatModel, ChatRequest, ModelEvent, OpenAiClient, OpenAiConfig, ToolCall,
+    ToolDefinition,
+};
+use asterism_testkit::{MockLlm, Script, Turn};
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
+    let mock = MockLlm::start(Script {
+        turns: vec![Turn {
+            text: Some("ok".into()),
+            ..Turn::default()
+        }],
+        ..Script::default()
+    })
+    .await
+    .unwrap();
+    let client = OpenAiClient::new(OpenAiConfig::new(
+        mock.base_url(),
+        Some("sk-secret".into()),
+        model,
+    ))
+    .unwrap();
+    let request = ChatRequest {
+        messages: vec![
+            ChatMessage::System {
+                content: "You are Asterism.".into(),
+            },
+            ChatMessage::User {
+                content: "Where is NGC 4258?".into(),
+            },
+            ChatMessage::Assistant {
+                content: None,
+                tool_calls: vec![ToolCall {
+                    id: "call_1".into(),
+                    name: "query_target".into(),
+                    arguments: "{\"name\":\"NGC 4258\"}".into(),
+                }],
+            },
+            ChatMessage::Tool {
+                tool_call_id: "call_1".into(),
+                content: "M 106".into(),
+            },
+        ],
+        tools: vec![ToolDefinition {
+            name: "query_target".into(),
+            description: "Resolve an object name".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }],
+        enable_thinking,
+        model: None,
+    };
+    let mut stream = client
+        .stream(request, CancellationToken::new())
+        .await
+        .unwrap();
+    while let Some(event) = stream.next().await {
+        if matches!(event.unwrap(), ModelEvent::Completed(_)) {
+            break;
+        }
+    }
+    let recorded = mock.requests();
+    assert_eq!(
+        recorded[0].authorization.as_deref(),
+        Some("Bearer sk-secret")
+    );
+    recorded[0].body.clone()
+}
+
+#[tokio::test]
+async fn enable_thinking_is_sent_only_to_qwen() {
+    let qwen = send("qwen3-max", true).await;
+    assert_eq!(qwen["enable_thinking"], true);
+    let deepseek = send("deepseek-reasoner", true).await;
+    assert!(deepseek.get("enable_thinking").is_none());
+}
+
+#[tokio::test]
+async fn the_request_has_the_chat_completions_shape() {
+    let body = send("gpt-4o", false).await;
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["model"], "gpt-4o");
+    assert_eq!(body["tools"][0]["type"], "function");
+    assert_eq!(body["tools"][0]["function"]["name"], "query_target");
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[2]["role"], "assistant");
+    assert_eq!(messages[2]["tool_calls"][0]["type"], "function");
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"name\":\"NGC 4258\"}"
+    );
+    assert_eq!(messages[3]["role"], "tool");
+    assert_eq!(messages[3]["tool_call_id"], "call_1");
+}

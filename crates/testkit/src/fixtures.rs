@@ -1,0 +1,269 @@
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use percent_encoding::percent_decode_str;
+
+use crate::server::LoopbackServer;
+
+/// The folder of recorded responses shipped with this crate.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A recorded file by its path under `fixtures/`, e.g. `sesame/castor_….txt`.
+pub fn fixture_path(relative: &str) -> PathBuf {
+    fixtures_dir().join(relative)
+}
+
+/// Turns a `.chunks.jsonl` recording (one chunk per line, framing stripped by the
+/// recorder) back into the SSE body the provider sent: `data: ` framing and `[DONE]`.
+pub fn sse_from_chunks_jsonl(jsonl: &str) -> String {
+    let mut body = String::new();
+    for line in jsonl.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        body.push_str("data: ");
+        body.push_str(line);
+        body.push_str("\n\n");
+    }
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+/// What a route answers.
+#[derive(Debug, Clone)]
+pub struct RouteResponse {
+    pub status: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+    pub headers: Vec<(String, String)>,
+    /// Wait this long before answering (to test timeouts and concurrency).
+    pub delay: Duration,
+}
+
+impl RouteResponse {
+    pub fn ok(content_type: &str, body: impl Into<Vec<u8>>) -> Self {
+        Self {
+            status: 200,
+            content_type: content_type.to_string(),
+            body: body.into(),
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// A recorded file from `fixtures/`; an unreadable file answers 500 naming it.
+    pub fn file(content_type: &str, relative: &str) -> Self {
+        match std::fs::read(fixture_path(relative)) {
+            Ok(body) => Self::ok(content_type, body),
+            Err(error) => Self {
+                status: 500,
+                ..Self::ok(
+                    "text/plain",
+                    format!("fixture {relative} unreadable: {error}"),
+                )
+            },
+        }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
+    pub fn with_delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+}
+
+/// A request matcher and its answer. Matches when the path ends with `path_suffix` and,
+/// if set, the query (percent-decoded, lower-cased, spaces removed) equals `query`.
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub path_suffix: String,
+    pub query: Option<String>,
+    pub response: RouteResponse,
+}
+
+impl Route {
+    pub fn new(path_suffix: &str, response: RouteResponse) -> Self {
+        Self {
+            path_suffix: path_suffix.to_string(),
+            query: None,
+            response,
+        }
+    }
+
+    pub fn with_query(mut self, query: &str) -> Self {
+        self.query = Some(normalise_query(query));
+        self
+    }
+}
+
+fn normalise_query(query: &str) -> String {
+    percent_decode_str(&query.replace('+', " "))
+        .decode_utf8_lossy()
+        .to_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// The Sesame answers the fixtures hold, by object name, for `…/-oI/SNV?NAME` (and
+/// every other Sesame output option: the client detects XML or text).
+///
+/// Also two names for failure tests: `garbage` answers an HTML error page with status
+/// 200, `timeout` answers after 30 s. Any other name gets Sesame's recorded
+/// "Nothing found" answer.
+pub fn sesame_routes() -> Vec<Route> {
+    let xml = "text/xml";
+    let text = "text/plain";
+    vec![
+        Route::new(
+            "/SNV",
+            RouteResponse::file(xml, "sesame/ngc4258_oxp_VSNA_pyvo2013.xml"),
+        )
+        .with_query("NGC 4258"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(xml, "sesame/ngc4258_oxp_VSNA_pyvo2013.xml"),
+        )
+        .with_query("M 106"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(text, "sesame/ngc3642_oI_Si_2024_astropy.txt"),
+        )
+        .with_query("NGC 3642"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(
+                text,
+                "sesame/castor_oI_SNV_2013_ned_vizier_not_found_astropy.txt",
+            ),
+        )
+        .with_query("castor"),
+        Route::new(
+            "/SNV",
+            RouteResponse::ok(
+                "text/html",
+                "<html><body><h1>502 Proxy Error</h1></body></html>",
+            ),
+        )
+        .with_query("garbage"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(
+                text,
+                "sesame/castor_oI_SNV_2013_ned_vizier_not_found_astropy.txt",
+            )
+            .with_delay(Duration::from_secs(30)),
+        )
+        .with_query("timeout"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(xml, "sesame/hip123456_ox_V_nothing_found_saao2019.xml"),
+        ),
+    ]
+}
+
+#[derive(Debug, Default)]
+struct FixtureState {
+    routes: Vec<Route>,
+    requests: Vec<String>,
+}
+
+/// Serves recorded responses on loopback: the first matching route answers; anything
+/// unmatched gets 404. Records each request's path and query.
+#[derive(Debug)]
+pub struct FixtureServer {
+    server: LoopbackServer,
+    state: Arc<Mutex<FixtureState>>,
+}
+
+impl FixtureServer {
+    pub async fn start(routes: Vec<Route>) -> anyhow::Result<Self> {
+        Self::start_on(routes, 0).await
+    }
+
+    pub async fn start_on(routes: Vec<Route>, port: u16) -> anyhow::Result<Self> {
+        let state = Arc::new(Mutex::new(FixtureState {
+            routes,
+            requests: Vec::new(),
+        }));
+        let router = Router::new().fallback(answer).with_state(state.clone());
+        let server = LoopbackServer::start(router, port).await?;
+        Ok(Self { server, state })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// Paths with queries of the requests received so far.
+    pub fn requests(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .map(|state| state.requests.clone())
+            .unwrap_or_default()
+    }
+
+    pub async fn serve_forever(mut self) {
+        self.server.wait().await;
+    }
+}
+
+async fn answer(State(state): State<Arc<Mutex<FixtureState>>>, request: Request) -> Response {
+    let path = request.uri().path().to_string();
+    let query = request.uri().query().unwrap_or("").to_string();
+    let route = {
+        let Ok(mut state) = state.lock() else {
+            return Response::new(Body::from("fixture server state poisoned"));
+        };
+        state.requests.push(if query.is_empty() {
+            path.clone()
+        } else {
+            format!("{path}?{query}")
+        });
+        let normalised = normalise_query(&query);
+        state
+            .routes
+            .iter()
+            .find(|route| {
+                path.ends_with(&route.path_suffix)
+                    && route
+                        .query
+                        .as_ref()
+                        .is_none_or(|expected| *expected == normalised)
+            })
+            .cloned()
+    };
+    let Some(route) = route else {
+        return Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Body::from(format!("no fixture for {path}?{query}")))
+            .unwrap_or_default();
+    };
+    if !route.response.delay.is_zero() {
+        tokio::time::sleep(route.response.delay).await;
+    }
+    let mut builder = Response::builder()
+        .status(StatusCode::from_u16(route.response.status).unwrap_or(StatusCode::OK))
+        .header(header::CONTENT_TYPE, route.response.content_type.as_str());
+    for (name, value) in &route.response.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    builder
+        .body(Body::from(route.response.body))
+        .unwrap_or_default()
+}

@@ -1,0 +1,340 @@
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use axum::routing::post;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use crate::script::{Fault, Script, Turn};
+use crate::server::LoopbackServer;
+
+/// One request the scripted model received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    pub body: Value,
+    pub authorization: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct MockState {
+    script: Script,
+    next_turn: usize,
+    requests: Vec<RecordedRequest>,
+    /// Tool call ids the previous answer made, which the next request must answer.
+    awaiting_results: Vec<String>,
+    violations: Vec<String>,
+}
+
+/// A scripted OpenAI-compatible model on loopback. Serves `POST …/chat/completions`
+/// with the script's turns in order as SSE streams.
+#[derive(Debug)]
+pub struct MockLlm {
+    server: LoopbackServer,
+    state: Arc<Mutex<MockState>>,
+}
+
+fn lock(state: &Mutex<MockState>) -> MutexGuard<'_, MockState> {
+    state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl MockLlm {
+    /// Starts the server on a free port.
+    pub async fn start(script: Script) -> anyhow::Result<Self> {
+        Self::start_on(script, 0).await
+    }
+
+    /// Starts the server on `port` (0 picks a free one).
+    pub async fn start_on(script: Script, port: u16) -> anyhow::Result<Self> {
+        let state = Arc::new(Mutex::new(MockState {
+            script,
+            ..MockState::default()
+        }));
+        let router = Router::new()
+            .route("/v1/chat/completions", post(chat_completions))
+            .route("/chat/completions", post(chat_completions))
+            .with_state(state.clone());
+        let server = LoopbackServer::start(router, port).await?;
+        Ok(Self { server, state })
+    }
+
+    /// The base URL to configure as `LLM_BASE_URL` (ends in `/v1`).
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.server.url())
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state).requests.clone()
+    }
+
+    /// Protocol violations seen (a tool call without a result in the next request).
+    pub fn violations(&self) -> Vec<String> {
+        lock(&self.state).violations.clone()
+    }
+
+    /// Fails the test if the runtime broke the tool-call protocol.
+    pub fn assert_no_violations(&self) {
+        let violations = self.violations();
+        assert!(
+            violations.is_empty(),
+            "model protocol violations: {violations:#?}"
+        );
+    }
+
+    /// Serves until the process ends (for the binary).
+    pub async fn serve_forever(mut self) {
+        self.server.wait().await;
+    }
+}
+
+fn answered_tool_call_ids(body: &Value) -> Vec<String> {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|message| message.get("role").and_then(Value::as_str) == Some("tool"))
+                .filter_map(|message| message.get("tool_call_id").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn chat_completions(
+    State(state): State<Arc<Mutex<MockState>>>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Value = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(error) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                &format!("request body is not JSON: {error}"),
+            );
+        }
+    };
+    let (turn, script, request_number, violation) = {
+        let mut state = lock(&state);
+        state.requests.push(RecordedRequest {
+            body: body.clone(),
+            authorization: headers
+                .get(header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string),
+        });
+        let answered = answered_tool_call_ids(&body);
+        let missing: Vec<String> = state
+            .awaiting_results
+            .iter()
+            .filter(|id| !answered.contains(id))
+            .cloned()
+            .collect();
+        let violation = (!missing.is_empty()).then(|| {
+            format!(
+                "request #{} lacks tool results for {missing:?}",
+                state.requests.len()
+            )
+        });
+        if let Some(violation) = &violation {
+            state.violations.push(violation.clone());
+        }
+        if state.next_turn >= state.script.turns.len() && state.script.repeat {
+            state.next_turn = 0;
+        }
+        let turn = state.script.turns.get(state.next_turn).cloned();
+        if turn.is_some() {
+            state.next_turn += 1;
+        }
+        state.awaiting_results = turn
+            .as_ref()
+            .filter(|turn| turn.fault.is_none())
+            .map(|turn| {
+                turn.tool_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, call)| call_id(call.id.as_deref(), state.next_turn, i))
+                    .collect()
+            })
+            .unwrap_or_default();
+        (turn, state.script.clone(), state.requests.len(), violation)
+    };
+    if let Some(violation) = violation {
+        return error_response(StatusCode::BAD_REQUEST, &format!("mock model: {violation}"));
+    }
+    let Some(turn) = turn else {
+        return error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("mock model: the script has no turn for request #{request_number}"),
+        );
+    };
+    let turn_number = lock(&state).next_turn;
+    if let Some(Fault::Http {
+        status,
+        body,
+        retry_after,
+    }) = &turn.fault
+    {
+        let mut response = Response::builder()
+            .status(StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some(seconds) = retry_after {
+            response = response.header(header::RETRY_AFTER, seconds.to_string());
+        }
+        return response.body(Body::from(body.clone())).unwrap_or_default();
+    }
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("scripted")
+        .to_string();
+    stream_turn(turn, &script, &model, turn_number)
+}
+
+/// The id a scripted call gets when the script does not name one.
+fn call_id(id: Option<&str>, turn: usize, index: usize) -> String {
+    id.map(str::to_string)
+        .unwrap_or_else(|| format!("call_t{turn}_{index}"))
+}
+
+fn error_response(status: StatusCode, message: &str) -> Response {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            json!({"error": {"message": message, "type": "mock_error"}}).to_string(),
+        ))
+        .unwrap_or_default()
+}
+
+fn pieces(text: &str, size: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .chunks(size.max(1))
+        .map(|piece| piece.iter().collect())
+        .collect()
+}
+
+/// The chunks (each one `data:` payload) of a turn.
+fn turn_chunks(turn: &Turn, script: &Script, model: &str, turn_number: usize) -> Vec<String> {
+    let id = format!("chatcmpl-mock-{turn_number}");
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        .to_string()
+    };
+    let mut chunks = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
+    for piece in pieces(turn.thinking.as_deref().unwrap_or(""), script.chunk_chars) {
+        chunks.push(chunk(json!({"reasoning_content": piece}), Value::Null));
+    }
+    for piece in pieces(turn.text.as_deref().unwrap_or(""), script.chunk_chars) {
+        chunks.push(chunk(json!({"content": piece}), Value::Null));
+    }
+    for (index, call) in turn.tool_calls.iter().enumerate() {
+        let call_id = call_id(call.id.as_deref(), turn_number, index);
+        chunks.push(chunk(
+            json!({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                   "function": {"name": call.name, "arguments": ""}}]}),
+            Value::Null,
+        ));
+        for piece in pieces(&call.argument_text(), script.chunk_chars) {
+            let mut delta = json!({"index": index, "function": {"arguments": piece}});
+            if turn.empty_ids_after_first {
+                delta["id"] = json!("");
+                delta["type"] = json!("function");
+            }
+            chunks.push(chunk(json!({"tool_calls": [delta]}), Value::Null));
+        }
+    }
+    let finish = turn.finish_reason.clone().unwrap_or_else(|| {
+        if turn.tool_calls.is_empty() {
+            "stop".into()
+        } else {
+            "tool_calls".into()
+        }
+    });
+    if turn.fault != Some(Fault::NoDone) {
+        chunks.push(chunk(json!({}), json!(finish)));
+        let prompt = 100 + 10 * turn_number;
+        let completion = chunks.len();
+        chunks.push(
+            json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],
+                   "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}})
+            .to_string(),
+        );
+    }
+    chunks
+}
+
+fn stream_turn(turn: Turn, script: &Script, model: &str, turn_number: usize) -> Response {
+    let chunks = turn_chunks(&turn, script, model, turn_number);
+    let half = chunks.len() / 2;
+    let mut frames: Vec<Result<Bytes, std::io::Error>> = Vec::new();
+    let frame = |data: &str| Ok(Bytes::from(format!("data: {data}\n\n")));
+    let mut end_with_done = true;
+    match &turn.fault {
+        Some(Fault::Cut) => {
+            frames.extend(chunks[..half].iter().map(|data| frame(data)));
+            frames.push(Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "mock model cut the stream",
+            )));
+            end_with_done = false;
+        }
+        Some(Fault::Garbage) => {
+            frames.extend(chunks[..half].iter().map(|data| frame(data)));
+            frames.push(frame("<html>502 Bad Gateway</html>"));
+            frames.extend(chunks[half..].iter().map(|data| frame(data)));
+        }
+        Some(Fault::InvalidUtf8) => {
+            frames.extend(chunks[..half].iter().map(|data| frame(data)));
+            frames.push(Ok(Bytes::from_static(
+                b"data: {\"choices\":[{\"delta\":{\"content\":\"\xff\xfe\"}}]}\n\n",
+            )));
+            frames.extend(chunks[half..].iter().map(|data| frame(data)));
+        }
+        Some(Fault::NoDone) => {
+            frames.extend(chunks.iter().map(|data| frame(data)));
+            end_with_done = false;
+        }
+        Some(Fault::Stall) => {
+            frames.extend(chunks[..half].iter().map(|data| frame(data)));
+            end_with_done = false;
+        }
+        Some(Fault::Http { .. }) | None => frames.extend(chunks.iter().map(|data| frame(data))),
+    }
+    if end_with_done {
+        frames.push(frame("[DONE]"));
+    }
+    let delay = Duration::from_millis(script.delay_ms);
+    let stall = turn.fault == Some(Fault::Stall);
+    let stream = futures::stream::iter(frames).then(move |frame| async move {
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        frame
+    });
+    let stream = stream.chain(futures::stream::once(async move {
+        if stall {
+            // Keep the connection open and silent until the client gives up.
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        Ok::<Bytes, std::io::Error>(Bytes::new())
+    }));
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(stream))
+        .unwrap_or_default()
+}

@@ -1,0 +1,5 @@
+import { ResearchAgentPanel } from "./components/ResearchAgentPanel";
+
+export function App() {
+  return <ResearchAgentPanel />;
+}

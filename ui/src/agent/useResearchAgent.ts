@@ -1,0 +1,162 @@
+import { Channel } from "@tauri-apps/api/core";
+import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  commands,
+  type AgentEvent,
+  type AppError,
+  type AppStatus,
+  type SessionSummary,
+  type TimelineItem,
+} from "../bindings";
+import { applyEvent } from "../timeline/fold";
+
+/** Turns whatever a command rejected with into a sentence for the user. */
+function describe(error: AppError | unknown): string {
+  if (error && typeof error === "object" && "message" in error) {
+    return String((error as { message: unknown }).message);
+  }
+  return String(error);
+}
+
+export type ResearchAgent = {
+  status: AppStatus | null;
+  sessions: SessionSummary[];
+  sessionId: string | null;
+  items: TimelineItem[];
+  running: boolean;
+  /** The last failure of a command (not an agent `Error` event, which is a timeline item). */
+  notice: string | null;
+  dismissNotice: () => void;
+  send: (question: string, enableThinking: boolean) => Promise<boolean>;
+  cancel: () => Promise<void>;
+  openSession: (id: string) => Promise<void>;
+  newSession: () => void;
+};
+
+/** State and commands of the research panel: one live run at a time, plus replay. */
+export function useResearchAgent(): ResearchAgent {
+  const [status, setStatus] = useState<AppStatus | null>(null);
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const [items, setItems] = useState<TimelineItem[]>([]);
+  const [running, setRunning] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  // Bumped whenever the timeline is replaced, so late answers for an older view are dropped.
+  const view = useRef(0);
+
+  const refreshSessions = useCallback(async () => {
+    try {
+      const result = await commands.sessionsList();
+      if (result.status === "ok") setSessions(result.data);
+      else setNotice(`Could not load sessions: ${describe(result.error)}`);
+    } catch (error) {
+      setNotice(`Could not load sessions: ${describe(error)}`);
+    }
+  }, []);
+
+  useEffect(() => {
+    let alive = true;
+    commands
+      .appStatus()
+      .then((result) => {
+        if (!alive) return;
+        if (result.status === "ok") setStatus(result.data);
+        else setNotice(`Could not read the app status: ${describe(result.error)}`);
+      })
+      .catch((error: unknown) => alive && setNotice(describe(error)));
+    void refreshSessions();
+    return () => {
+      alive = false;
+    };
+  }, [refreshSessions]);
+
+  const send = useCallback(
+    async (question: string, enableThinking: boolean) => {
+      const text = question.trim();
+      if (!text || running) return false;
+      const run = ++view.current;
+      setRunning(true);
+      setNotice(null);
+
+      const channel = new Channel<AgentEvent>();
+      channel.onmessage = (event) => {
+        if (run !== view.current) return;
+        setItems((previous) => applyEvent(previous, event));
+        if (event.type === "RunStarted") setSessionId(event.sessionId);
+        if (event.type === "RunFinished") {
+          setSessionId(event.sessionId);
+          setRunning(false);
+          void refreshSessions();
+        }
+      };
+
+      try {
+        const result = await commands.agentRun(text, sessionId, enableThinking, channel);
+        if (run !== view.current) return true;
+        if (result.status === "ok") {
+          setSessionId(result.data);
+          return true;
+        }
+        setNotice(describe(result.error));
+      } catch (error) {
+        if (run === view.current) setNotice(describe(error));
+      }
+      if (run === view.current) setRunning(false);
+      return false;
+    },
+    [running, sessionId, refreshSessions],
+  );
+
+  const cancel = useCallback(async () => {
+    if (!sessionId) return;
+    try {
+      const result = await commands.agentCancel(sessionId);
+      if (result.status === "error") setNotice(describe(result.error));
+      // Nothing was running on the backend: don't leave the panel stuck.
+      else if (!result.data) setRunning(false);
+    } catch (error) {
+      setNotice(describe(error));
+    }
+  }, [sessionId]);
+
+  // Switching views mid-run would orphan the live channel, so both wait for the run to end.
+  const openSession = useCallback(async (id: string) => {
+    if (running) return;
+    const request = ++view.current;
+    setNotice(null);
+    try {
+      const result = await commands.sessionTimeline(id);
+      if (request !== view.current) return;
+      if (result.status === "ok") {
+        setItems(result.data);
+        setSessionId(id);
+      } else {
+        setNotice(`Could not open the session: ${describe(result.error)}`);
+      }
+    } catch (error) {
+      if (request === view.current) setNotice(describe(error));
+    }
+  }, [running]);
+
+  const newSession = useCallback(() => {
+    if (running) return;
+    view.current++;
+    setItems([]);
+    setSessionId(null);
+    setNotice(null);
+  }, [running]);
+
+  return {
+    status,
+    sessions,
+    sessionId,
+    items,
+    running,
+    notice,
+    dismissNotice: () => setNotice(null),
+    send,
+    cancel,
+    openSession,
+    newSession,
+  };
+}

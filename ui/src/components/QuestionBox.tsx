@@ -1,0 +1,84 @@
+import { useState, type KeyboardEvent } from "react";
+
+type Props = {
+  running: boolean;
+  canCancel: boolean;
+  thinkingSupported: boolean;
+  onSend: (question: string, enableThinking: boolean) => Promise<boolean>;
+  onCancel: () => void;
+};
+
+/** The composer: Enter (or Ctrl/Cmd+Enter) sends, Shift+Enter starts a new line. */
+export function QuestionBox({ running, canCancel, thinkingSupported, onSend, onCancel }: Props) {
+  const [question, setQuestion] = useState("");
+  const [thinking, setThinking] = useState(false);
+  const empty = question.trim() === "";
+
+  const submit = async () => {
+    if (running || empty) return;
+    const sent = question;
+    setQuestion("");
+    // Give the text back if the run could not start.
+    if (!(await onSend(sent, thinkingSupported && thinking))) setQuestion(sent);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key !== "Enter" || event.nativeEvent.isComposing) return;
+    if (event.shiftKey && !(event.ctrlKey || event.metaKey)) return;
+    event.preventDefault();
+    void submit();
+  };
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <label htmlFor="question-input" className="visually-hidden">
+        Research question
+      </label>
+      <textarea
+        id="question-input"
+        data-testid="question-input"
+        rows={3}
+        placeholder="Ask a research question…  (Enter to send, Shift+Enter for a new line)"
+        value={question}
+        disabled={running}
+        onChange={(event) => setQuestion(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <div className="composer-actions">
+        {thinkingSupported && (
+          <label className="toggle">
+            <input
+              type="checkbox"
+              data-testid="thinking-toggle"
+              checked={thinking}
+              disabled={running}
+              onChange={(event) => setThinking(event.target.checked)}
+            />{" "}
+            Show thinking
+          </label>
+        )}
+        <span className="spacer" />
+        {running && (
+          <button
+            type="button"
+            className="secondary"
+            data-testid="cancel-button"
+            disabled={!canCancel}
+            onClick={onCancel}
+          >
+            Cancel
+          </button>
+        )}
+        <button type="submit" className="primary" data-testid="send-button" disabled={running || empty}>
+          {running ? "Working…" : "Send"}
+        </button>
+      </div>
+    </form>
+  );
+}

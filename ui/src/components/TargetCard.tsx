@@ -1,0 +1,103 @@
+import { useState } from "react";
+import type { JsonValue } from "../bindings";
+
+/** The fields of a `query_target` result the card shows (a subset of `ResolvedTarget`). */
+export type TargetInfo = {
+  name: string;
+  raDeg: number;
+  decDeg: number;
+  raSexagesimal: string;
+  decSexagesimal: string;
+  objectType: string | null;
+  objectTypeLabel: string | null;
+  aliases: string[];
+  resolver: string;
+};
+
+const ALIASES_SHOWN = 4;
+
+/** Reads target metadata, or null when it lacks the essentials (name and coordinates). */
+export function asTarget(metadata: JsonValue): TargetInfo | null {
+  if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) return null;
+  const m = metadata as Record<string, JsonValue>;
+  const str = (v: JsonValue | undefined) => (typeof v === "string" ? v : null);
+  if (typeof m.name !== "string" || typeof m.raDeg !== "number" || typeof m.decDeg !== "number") {
+    return null;
+  }
+  return {
+    name: m.name,
+    raDeg: m.raDeg,
+    decDeg: m.decDeg,
+    raSexagesimal: str(m.raSexagesimal) ?? "",
+    decSexagesimal: str(m.decSexagesimal) ?? "",
+    objectType: str(m.objectType),
+    objectTypeLabel: str(m.objectTypeLabel),
+    aliases: Array.isArray(m.aliases) ? m.aliases.filter((a) => typeof a === "string") : [],
+    resolver: str(m.resolver) ?? "",
+  };
+}
+
+/** A resolved sky object: position in both notations, type, resolver and other names. */
+export function TargetCard({ target }: { target: TargetInfo }) {
+  const [allAliases, setAllAliases] = useState(false);
+  const type = target.objectTypeLabel ?? target.objectType;
+  const aliases = allAliases ? target.aliases : target.aliases.slice(0, ALIASES_SHOWN);
+  const hidden = target.aliases.length - ALIASES_SHOWN;
+
+  return (
+    <section className="target-card" data-testid="target-card" aria-label={`Target ${target.name}`}>
+      <h3 className="target-name">{target.name}</h3>
+      <dl className="target-fields">
+        <dt>RA</dt>
+        <dd>
+          <span className="mono">{target.raSexagesimal}</span>{" "}
+          <span className="muted mono">({target.raDeg.toFixed(5)}°)</span>
+        </dd>
+        <dt>Dec</dt>
+        <dd>
+          <span className="mono">{target.decSexagesimal}</span>{" "}
+          <span className="muted mono">({target.decDeg.toFixed(5)}°)</span>
+        </dd>
+        {type && (
+          <>
+            <dt>Type</dt>
+            <dd>
+              {type}
+              {target.objectTypeLabel && target.objectType && (
+                <span className="muted mono"> ({target.objectType})</span>
+              )}
+            </dd>
+          </>
+        )}
+        {target.resolver && (
+          <>
+            <dt>Resolver</dt>
+            <dd>{target.resolver}</dd>
+          </>
+        )}
+        {target.aliases.length > 0 && (
+          <>
+            <dt>Aliases</dt>
+            <dd>
+              <ul className="aliases">
+                {aliases.map((alias) => (
+                  <li key={alias}>{alias}</li>
+                ))}
+              </ul>
+              {hidden > 0 && (
+                <button
+                  type="button"
+                  className="link-button"
+                  aria-expanded={allAliases}
+                  onClick={() => setAllAliases(!allAliases)}
+                >
+                  {allAliases ? "Show fewer" : `Show all ${target.aliases.length}`}
+                </button>
+              )}
+            </dd>
+          </>
+        )}
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+import type { TimelineItem } from "../bindings";
+import { ThinkingView } from "./ThinkingView";
+import { ToolCallView } from "./ToolCallView";
+import { ToolResultView } from "./ToolResultView";
+
+/** One timeline entry; `live` is true for the last item of a run still streaming. */
+export function TimelineItemView({ item, live }: { item: TimelineItem; live: boolean }) {
+  return (
+    <article className={`item item-${item.kind}`} data-testid="timeline-item" data-kind={item.kind}>
+      {renderBody(item, live)}
+    </article>
+  );
+}
+
+function renderBody(item: TimelineItem, live: boolean) {
+  switch (item.kind) {
+    case "user":
+      return (
+        <>
+          <h2 className="visually-hidden">Question</h2>
+          <p className="user-text">{item.text}</p>
+        </>
+      );
+    case "thinking":
+      return <ThinkingView text={item.text} live={live} />;
+    case "text":
+      return (
+        <div className="answer">
+          {item.text.split(/\n{2,}/).map((paragraph, index) => (
+            <p key={index}>{paragraph}</p>
+          ))}
+        </div>
+      );
+    case "tool-call":
+      return <ToolCallView name={item.name} args={item.arguments} />;
+    case "tool-result":
+      return (
+        <ToolResultView
+          name={item.name}
+          output={item.output}
+          isError={item.isError}
+          metadata={item.metadata}
+          durationMs={item.durationMs}
+        />
+      );
+    case "error":
+      return (
+        <div role="alert" className="error-item">
+          <strong>Error ({item.errorKind}):</strong> {item.message}
+        </div>
+      );
+  }
+}
