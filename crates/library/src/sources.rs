@@ -1,0 +1,3 @@
+//! Clients of the external services.
+
+pub mod sesame;
