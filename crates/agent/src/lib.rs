@@ -1,1 +1,25 @@
+//! The Asterism agent: a ReAct loop ([`AgentRuntime`]) that streams the model's answer,
+//! runs the tools it asks for through the [`executor`], persists every message, and
+//! reports everything as [`AgentEvent`](asterism_protocol::AgentEvent)s to an
+//! [`EventSink`].
 
+pub mod config;
+pub mod events;
+pub mod executor;
+mod history;
+pub mod prompt;
+pub mod replay;
+pub mod runtime;
+pub mod services;
+pub mod tool;
+pub mod tools;
+
+pub use config::AgentConfig;
+pub use events::{CollectingSink, EventSink, FnSink};
+pub use replay::{session_events, session_timeline};
+pub use runtime::{AgentRuntime, RunOutcome, RunRequest};
+pub use services::Services;
+pub use tool::{
+    AgentTool, InterruptBehavior, PermissionRule, ProgressSender, ToolContext, ToolOutput,
+    ToolRegistry, TypedTool,
+};

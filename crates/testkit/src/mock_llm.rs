@@ -323,6 +323,10 @@ fn stream_turn(turn: Turn, script: &Script, model: &str, turn_number: usize) -> 
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
+        if frame.is_err() {
+            // Let what came before reach the client, so the cut is mid-stream.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         frame
     });
     let stream = stream.chain(futures::stream::once(async move {

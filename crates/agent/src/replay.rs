@@ -1,0 +1,142 @@
+//! Offline replay: a stored session turned back into the [`AgentEvent`]s it produced,
+//! from the database alone (no model, no network).
+
+use asterism_protocol::{AgentEvent, Timeline, TimelineItem};
+use asterism_store::{MessageRole, Store, StoreError, StoredMessage};
+
+use crate::history::stored_tool_calls;
+
+/// The events of a stored session, in order, as they were emitted live (streamed deltas
+/// come back whole: one `Thinking` and one `TextDelta` per step).
+pub async fn session_events(
+    store: &Store,
+    session_id: &str,
+) -> Result<Vec<AgentEvent>, StoreError> {
+    let session = store.session(session_id).await?;
+    let messages = store.messages(session_id).await?;
+    Ok(events_from_messages(&session.id, &session.model, &messages))
+}
+
+/// The timeline of a stored session: the same fold the live UI applies.
+pub async fn session_timeline(
+    store: &Store,
+    session_id: &str,
+) -> Result<Vec<TimelineItem>, StoreError> {
+    let events = session_events(store, session_id).await?;
+    Ok(Timeline::from_events(&events).into_items())
+}
+
+fn text_field<'a>(value: &'a serde_json::Value, key: &str) -> &'a str {
+    value
+        .get(key)
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+}
+
+/// Rebuilds events from stored messages.
+pub fn events_from_messages(
+    session_id: &str,
+    model: &str,
+    messages: &[StoredMessage],
+) -> Vec<AgentEvent> {
+    let mut events = Vec::new();
+    for message in messages {
+        let agent_name = message.agent_name.clone();
+        match message.role {
+            MessageRole::System => {}
+            MessageRole::User => events.push(AgentEvent::RunStarted {
+                run_id: message.run_id.clone(),
+                session_id: session_id.to_string(),
+                question: message.content.clone(),
+                model: message
+                    .metadata
+                    .get("model")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or(model)
+                    .to_string(),
+                started_at: message.created_at.clone(),
+            }),
+            MessageRole::Assistant => {
+                let thinking = text_field(&message.metadata, "thinking");
+                if !thinking.is_empty() {
+                    events.push(AgentEvent::Thinking {
+                        delta: thinking.to_string(),
+                        step: message.step,
+                        agent_name: agent_name.clone(),
+                    });
+                }
+                if !message.content.is_empty() {
+                    events.push(AgentEvent::TextDelta {
+                        delta: message.content.clone(),
+                        step: message.step,
+                        agent_name: agent_name.clone(),
+                    });
+                }
+                for call in stored_tool_calls(message) {
+                    let arguments = serde_json::from_str(&call.arguments)
+                        .unwrap_or(serde_json::Value::String(call.arguments.clone()));
+                    events.push(AgentEvent::ToolCall {
+                        id: call.id.clone(),
+                        tool_call_id: call.id,
+                        name: call.name,
+                        arguments,
+                        step: message.step,
+                        agent_name: agent_name.clone(),
+                    });
+                }
+            }
+            MessageRole::Tool => {
+                let tool_call_id = message.tool_call_id.clone().unwrap_or_default();
+                events.push(AgentEvent::ToolResult {
+                    id: tool_call_id.clone(),
+                    tool_call_id,
+                    name: text_field(&message.metadata, "name").to_string(),
+                    output: message.content.clone(),
+                    is_error: message
+                        .metadata
+                        .get("isError")
+                        .and_then(serde_json::Value::as_bool)
+                        .unwrap_or(false),
+                    metadata: message
+                        .metadata
+                        .get("metadata")
+                        .cloned()
+                        .unwrap_or(serde_json::Value::Null),
+                    step: message.step,
+                    duration_ms: message
+                        .metadata
+                        .get("durationMs")
+                        .and_then(serde_json::Value::as_f64)
+                        .unwrap_or(0.0),
+                    agent_name,
+                });
+            }
+            MessageRole::Event => {
+                let thinking = text_field(&message.metadata, "partialThinking");
+                if !thinking.is_empty() {
+                    events.push(AgentEvent::Thinking {
+                        delta: thinking.to_string(),
+                        step: message.step,
+                        agent_name: agent_name.clone(),
+                    });
+                }
+                let text = text_field(&message.metadata, "partialText");
+                if !text.is_empty() {
+                    events.push(AgentEvent::TextDelta {
+                        delta: text.to_string(),
+                        step: message.step,
+                        agent_name: agent_name.clone(),
+                    });
+                }
+                if let Some(event) = message
+                    .metadata
+                    .get("event")
+                    .and_then(|event| serde_json::from_value::<AgentEvent>(event.clone()).ok())
+                {
+                    events.push(event);
+                }
+            }
+        }
+    }
+    events
+}

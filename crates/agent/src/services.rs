@@ -1,0 +1,16 @@
+//! The application's services, shared by the runtime and every tool.
+
+use std::path::PathBuf;
+
+use asterism_library::TargetService;
+use asterism_store::Store;
+
+/// What tools reach through [`ToolContext`](crate::ToolContext): the database, the
+/// domain services and where files live.
+#[derive(Debug, Clone)]
+pub struct Services {
+    pub store: Store,
+    pub targets: TargetService,
+    /// The data directory (database, library files, tool results).
+    pub data_dir: PathBuf,
+}

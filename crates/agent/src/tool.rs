@@ -1,0 +1,245 @@
+//! The tool contract ([`AgentTool`]), its typed form ([`TypedTool`]), what a call
+//! receives ([`ToolContext`]) and returns ([`ToolOutput`]), and the [`ToolRegistry`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use asterism_llm::ToolDefinition;
+use asterism_protocol::AgentEvent;
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use crate::{EventSink, Services};
+
+/// What a tool returns: text for the model, structured metadata for the UI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+    /// An error the model should read and recover from (the run continues).
+    pub is_error: bool,
+    pub metadata: serde_json::Value,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: false,
+            metadata: serde_json::Value::Null,
+        }
+    }
+
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: true,
+            metadata: serde_json::Value::Null,
+        }
+    }
+
+    pub fn with_metadata(mut self, metadata: serde_json::Value) -> Self {
+        self.metadata = metadata;
+        self
+    }
+}
+
+/// What the executor does with a running call when the run is cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterruptBehavior {
+    /// Stop it at once (read-only tools).
+    Cancel,
+    /// Let it finish (tools with side effects that must not be left half done).
+    Block,
+}
+
+/// A tool's own view of whether a call may run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionRule {
+    Deny { reason: String },
+    Ask { reason: String },
+    Allow,
+}
+
+/// Reports progress of a long call as `ToolProgress` events.
+#[derive(Clone)]
+pub struct ProgressSender {
+    sink: Arc<dyn EventSink>,
+    tool_call_id: String,
+}
+
+impl ProgressSender {
+    pub fn new(sink: Arc<dyn EventSink>, tool_call_id: String) -> Self {
+        Self { sink, tool_call_id }
+    }
+
+    pub fn report(&self, message: impl Into<String>, fraction: Option<f64>) {
+        self.sink.emit(AgentEvent::ToolProgress {
+            id: self.tool_call_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            message: message.into(),
+            fraction,
+        });
+    }
+}
+
+/// What the executor hands every call, uniformly.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub services: Arc<Services>,
+    pub session_id: String,
+    pub run_id: String,
+    /// `main`, or the subagent's name.
+    pub agent_name: String,
+    pub tool_call_id: String,
+    /// True in subagents: the tool must not ask the user anything.
+    pub silent: bool,
+    pub enable_thinking: bool,
+    pub cancel: CancellationToken,
+    pub events: Arc<dyn EventSink>,
+}
+
+/// The tool contract of the seed: name, description, JSON Schema, execution and flags.
+#[async_trait]
+pub trait AgentTool: Send + Sync {
+    /// Lower-case snake_case, as the model calls it.
+    fn name(&self) -> &str;
+    /// Tells the model when to use the tool.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments.
+    fn parameters(&self) -> serde_json::Value;
+    async fn execute(&self, arguments: serde_json::Value, context: &ToolContext) -> ToolOutput;
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
+    }
+    fn is_concurrency_safe(&self, _arguments: &serde_json::Value) -> bool {
+        false
+    }
+    fn check_permissions(&self, _arguments: &serde_json::Value) -> Vec<PermissionRule> {
+        Vec::new()
+    }
+    fn causes_sibling_abort(&self) -> bool {
+        false
+    }
+    async fn execute_with_progress(
+        &self,
+        arguments: serde_json::Value,
+        context: &ToolContext,
+        _progress: ProgressSender,
+    ) -> ToolOutput {
+        self.execute(arguments, context).await
+    }
+}
+
+/// A tool with typed arguments: the JSON Schema is generated from `Args` (its doc
+/// comments become the field descriptions) and arguments are parsed before `run`.
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    type Args: DeserializeOwned + JsonSchema + Send;
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const CONCURRENCY_SAFE: bool = false;
+    const INTERRUPT: InterruptBehavior = InterruptBehavior::Cancel;
+
+    async fn run(&self, args: Self::Args, context: &ToolContext) -> ToolOutput;
+}
+
+/// The schema of `T` as a tool's `parameters`, without the `$schema`/`title` keys that
+/// some providers reject.
+pub fn parameters_schema<T: JsonSchema>() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
+#[async_trait]
+impl<T: TypedTool> AgentTool for T {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+    fn description(&self) -> &str {
+        T::DESCRIPTION
+    }
+    fn parameters(&self) -> serde_json::Value {
+        parameters_schema::<T::Args>()
+    }
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        T::INTERRUPT
+    }
+    fn is_concurrency_safe(&self, _arguments: &serde_json::Value) -> bool {
+        T::CONCURRENCY_SAFE
+    }
+    async fn execute(&self, arguments: serde_json::Value, context: &ToolContext) -> ToolOutput {
+        match serde_json::from_value::<T::Args>(arguments) {
+            Ok(args) => self.run(args, context).await,
+            Err(error) => ToolOutput::error(format!(
+                "Invalid arguments for {}: {error}. Expected arguments matching: {}",
+                T::NAME,
+                parameters_schema::<T::Args>()
+            )),
+        }
+    }
+}
+
+/// The tools the model may call, by name. Definitions come out sorted by name so the
+/// request prefix is identical from call to call (prompt caching).
+#[derive(Default, Clone)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn AgentTool>>,
+}
+
+impl ToolRegistry {
+    /// No tools at all.
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// The tools of this release (see `tools`).
+    pub fn new() -> Self {
+        let mut registry = Self::empty();
+        crate::tools::add_base_tools(&mut registry);
+        registry
+    }
+
+    /// Adds a tool; a tool of the same name is kept (use [`Self::replace_tool`]).
+    pub fn add_tool(&mut self, tool: Arc<dyn AgentTool>) {
+        self.tools.entry(tool.name().to_string()).or_insert(tool);
+    }
+
+    pub fn replace_tool(&mut self, tool: Arc<dyn AgentTool>) {
+        self.tools.insert(tool.name().to_string(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<dyn AgentTool>> {
+        self.tools.get(name).cloned()
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.tools.keys().cloned().collect()
+    }
+
+    /// Tool definitions for the model, sorted by name.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .values()
+            .map(|tool| ToolDefinition {
+                name: tool.name().to_string(),
+                description: tool.description().to_string(),
+                parameters: tool.parameters(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,143 @@
+use std::sync::Arc;
+use std::time::Duration;
+
+use asterism_agent::{
+    AgentConfig, AgentRuntime, CollectingSink, RunOutcome, RunRequest, Services, ToolRegistry,
+};
+use asterism_library::{SesameClient, TargetService};
+use asterism_llm::{OpenAiClient, OpenAiConfig};
+use asterism_protocol::AgentEvent;
+use asterism_store::Store;
+use asterism_testkit::{FixtureServer, MockLlm, Script, ScriptedToolCall, Turn, sesame_routes};
+use tokio_util::sync::CancellationToken;
+
+/// A runtime wired to a scripted model and the Sesame fixture server, on a temp dir.
+pub struct Harness {
+    pub _dir: tempfile::TempDir,
+    pub mock: MockLlm,
+    pub sesame: FixtureServer,
+    pub runtime: AgentRuntime,
+    pub store: Store,
+}
+
+pub fn ask_target_script(name: &str, answer: &str) -> Vec<Turn> {
+    vec![
+        Turn {
+            thinking: Some(format!(
+                "The user asks where {name} is. I should resolve the name with Sesame."
+            )),
+            tool_calls: vec![ScriptedToolCall {
+                id: Some("call_target_1".into()),
+                name: "query_target".into(),
+                arguments: serde_json::json!({"name": name}),
+            }],
+            ..Turn::default()
+        },
+        Turn {
+            thinking: Some("Sesame answered; summarise.".into()),
+            text: Some(answer.into()),
+            ..Turn::default()
+        },
+    ]
+}
+
+impl Harness {
+    pub async fn start(turns: Vec<Turn>) -> Self {
+        Self::start_with(
+            turns,
+            AgentConfig::default(),
+            Duration::from_secs(5),
+            ToolRegistry::new(),
+        )
+        .await
+    }
+
+    pub async fn start_with(
+        turns: Vec<Turn>,
+        config: AgentConfig,
+        sesame_timeout: Duration,
+        registry: ToolRegistry,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mock = MockLlm::start(Script {
+            turns,
+            chunk_chars: 7,
+            ..Script::default()
+        })
+        .await
+        .unwrap();
+        let sesame = FixtureServer::start(sesame_routes()).await.unwrap();
+        let store = Store::open_in_dir(dir.path()).await.unwrap();
+        let targets = TargetService::new(
+            SesameClient::new(sesame.url(), sesame_timeout).unwrap(),
+            store.clone(),
+            Duration::from_secs(3600),
+        );
+        let services = Arc::new(Services {
+            store: store.clone(),
+            targets,
+            data_dir: dir.path().to_path_buf(),
+        });
+        let mut model_config =
+            OpenAiConfig::new(mock.base_url(), Some("test-key".into()), "scripted-model");
+        model_config.idle_timeout = Duration::from_secs(2);
+        let model = Arc::new(OpenAiClient::new(model_config).unwrap());
+        let runtime = AgentRuntime::new(services, model, registry, config);
+        Self {
+            _dir: dir,
+            mock,
+            sesame,
+            runtime,
+            store,
+        }
+    }
+
+    pub async fn ask(
+        &self,
+        session_id: Option<&str>,
+        question: &str,
+    ) -> (RunOutcome, Vec<AgentEvent>) {
+        self.ask_with_cancel(session_id, question, CancellationToken::new())
+            .await
+    }
+
+    pub async fn ask_with_cancel(
+        &self,
+        session_id: Option<&str>,
+        question: &str,
+        cancel: CancellationToken,
+    ) -> (RunOutcome, Vec<AgentEvent>) {
+        let sink = CollectingSink::new();
+        let request = RunRequest {
+            session_id: session_id.map(str::to_string),
+            question: question.into(),
+            enable_thinking: true,
+        };
+        let outcome = self
+            .runtime
+            .run(request, Arc::new(sink.clone()), cancel)
+            .await;
+        (outcome, sink.events())
+    }
+}
+
+pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
+    let mut kinds: Vec<&'static str> = events.iter().map(AgentEvent::kind).collect();
+    kinds.dedup();
+    kinds
+}
+
+pub fn tool_results(events: &[AgentEvent]) -> Vec<(String, bool, serde_json::Value)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolResult {
+                output,
+                is_error,
+                metadata,
+                ..
+            } => Some((output.clone(), *is_error, metadata.clone())),
+            _ => None,
+        })
+        .collect()
+}
