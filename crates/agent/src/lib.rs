@@ -3,6 +3,7 @@
 //! reports everything as [`AgentEvent`](asterism_protocol::AgentEvent)s to an
 //! [`EventSink`].
 
+pub mod bootstrap;
 pub mod config;
 pub mod events;
 pub mod executor;
@@ -11,6 +12,7 @@ pub mod prompt;
 pub mod replay;
 pub mod runtime;
 pub mod services;
+pub mod settings;
 pub mod tool;
 pub mod tools;
 
@@ -19,6 +21,7 @@ pub use events::{CollectingSink, EventSink, FnSink};
 pub use replay::{session_events, session_timeline};
 pub use runtime::{AgentRuntime, RunOutcome, RunRequest};
 pub use services::Services;
+pub use settings::Settings;
 pub use tool::{
     AgentTool, InterruptBehavior, PermissionRule, ProgressSender, ToolContext, ToolOutput,
     ToolRegistry, TypedTool,

@@ -1,1 +1,208 @@
-fn main() {}
+//! `asterism`: the Asterism research agent, headless.
+
+mod doctor;
+mod render;
+mod sessions;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use asterism_agent::{FnSink, RunRequest, Settings, bootstrap};
+use asterism_protocol::RunFinishReason;
+use clap::{Parser, Subcommand};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(
+    name = "asterism",
+    version,
+    about = "A research agent for astronomers: NASA ADS, arXiv, CDS Sesame and your own paper library"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Ask the agent a question; the timeline streams to the terminal.
+    Ask {
+        /// The question, e.g. "Where is NGC 4258?"
+        question: String,
+        /// Continue this session instead of starting a new one.
+        #[arg(long)]
+        session: Option<String>,
+        /// Print one AgentEvent JSON object per line instead of the readable timeline.
+        #[arg(long)]
+        json: bool,
+        /// Ask the model to think (Qwen/DashScope) and show its thinking.
+        #[arg(long)]
+        thinking: bool,
+        /// Model calls before the run stops (default ASTERISM_MAX_STEPS).
+        #[arg(long)]
+        max_steps: Option<u32>,
+    },
+    /// Stored sessions: list, show or replay them (offline).
+    Sessions {
+        #[command(subcommand)]
+        command: sessions::SessionsCommand,
+    },
+    /// Resolve an object name through CDS Sesame.
+    Target {
+        /// The name, e.g. "NGC 4258".
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the configuration, the database and which services answer.
+    Doctor,
+}
+
+fn main() -> ExitCode {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ASTERISM_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let mut settings = Settings::load().context("reading the configuration")?;
+    match cli.command {
+        Command::Ask {
+            question,
+            session,
+            json,
+            thinking,
+            max_steps,
+        } => {
+            if let Some(max_steps) = max_steps {
+                anyhow::ensure!(max_steps > 0, "--max-steps must be at least 1");
+                settings.max_steps = max_steps;
+            }
+            ask(
+                &settings,
+                question,
+                session,
+                json,
+                thinking || settings.enable_thinking,
+            )
+            .await
+        }
+        Command::Sessions { command } => sessions::run(&settings, command).await,
+        Command::Target { name, json } => target(&settings, &name, json).await,
+        Command::Doctor => doctor::run(&settings).await,
+    }
+}
+
+async fn ask(
+    settings: &Settings,
+    question: String,
+    session: Option<String>,
+    json: bool,
+    thinking: bool,
+) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(!question.trim().is_empty(), "the question is empty");
+    let services = bootstrap::open_services(settings).await?;
+    if let Some(session) = &session {
+        services
+            .store
+            .session(session)
+            .await
+            .with_context(|| format!("cannot continue session {session}"))?;
+    }
+    let runtime = bootstrap::runtime(settings, services)?;
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\ncancelling…");
+            on_interrupt.cancel();
+        }
+    });
+    let printer = render::Printer::new(json, thinking, std::io::stdout().is_terminal());
+    let sink = Arc::new(FnSink(move |event| printer.print(&event)));
+    let outcome = runtime
+        .run(
+            RunRequest {
+                session_id: session,
+                question,
+                enable_thinking: thinking,
+            },
+            sink,
+            cancel,
+        )
+        .await;
+    if !json {
+        eprintln!("session {}", outcome.session_id);
+    }
+    Ok(match outcome.reason {
+        RunFinishReason::Completed => ExitCode::SUCCESS,
+        RunFinishReason::MaxSteps => {
+            eprintln!(
+                "error: the run stopped at the step limit ({}); raise it with --max-steps",
+                settings.max_steps
+            );
+            ExitCode::from(3)
+        }
+        RunFinishReason::Cancelled => {
+            eprintln!(
+                "cancelled; the session is stored and can be continued with --session {}",
+                outcome.session_id
+            );
+            ExitCode::from(130)
+        }
+        RunFinishReason::Failed => {
+            eprintln!(
+                "error: {}",
+                outcome.error.as_deref().unwrap_or("the run failed")
+            );
+            eprintln!(
+                "the session so far is stored: asterism sessions show {}",
+                outcome.session_id
+            );
+            ExitCode::FAILURE
+        }
+    })
+}
+
+async fn target(settings: &Settings, name: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let services = bootstrap::open_services(settings).await?;
+    match services.targets.resolve(name).await {
+        Ok(lookup) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&lookup.target)?);
+            } else {
+                print!("{}", render::target(&lookup.target, lookup.from_cache));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}

@@ -94,6 +94,14 @@ impl Store {
         &self.pool
     }
 
+    /// The sqlite-vec version, proving the extension is loaded.
+    pub async fn vec_version(&self) -> Result<String> {
+        let (version,): (String,) = sqlx::query_as("SELECT vec_version()")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(version)
+    }
+
     /// Closes every connection, checkpointing the WAL.
     pub async fn close(&self) {
         self.pool.close().await;

@@ -1,0 +1,74 @@
+//! Wiring: settings → store, services and the runtime. Shared by the CLI and the app.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use asterism_library::{SesameClient, TargetService};
+use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig};
+use asterism_store::Store;
+
+use crate::settings::Settings;
+use crate::{AgentConfig, AgentRuntime, Services, ToolRegistry};
+
+/// How long a resolved name is trusted before Sesame is asked again.
+pub const TARGET_CACHE_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Why the application could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BootstrapError {
+    #[error(transparent)]
+    Store(#[from] asterism_store::StoreError),
+    #[error("cannot set up Sesame: {0}")]
+    Sesame(#[from] asterism_library::SesameError),
+    #[error("cannot set up the model client: {0}")]
+    Model(#[from] asterism_llm::LlmError),
+    #[error(
+        "no model is configured: set LLM_MODEL (and LLM_BASE_URL, LLM_API_KEY) in the environment, in ./.env or in {0}/.env"
+    )]
+    ModelNotConfigured(String),
+}
+
+/// Opens the database and builds the services.
+pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, BootstrapError> {
+    let store = Store::open_in_dir(&settings.data_dir).await?;
+    let sesame = SesameClient::new(settings.sesame_url.clone(), settings.sesame_timeout)?;
+    let targets = TargetService::new(sesame, store.clone(), TARGET_CACHE_MAX_AGE);
+    Ok(Arc::new(Services {
+        store,
+        targets,
+        data_dir: settings.data_dir.clone(),
+    }))
+}
+
+/// The model client of the settings.
+pub fn model_client(settings: &Settings) -> Result<Arc<dyn ChatModel>, BootstrapError> {
+    if !settings.model_configured() {
+        return Err(BootstrapError::ModelNotConfigured(
+            settings.data_dir.display().to_string(),
+        ));
+    }
+    let config = OpenAiConfig::new(
+        settings.llm_base_url.clone(),
+        settings.llm_api_key.clone(),
+        settings.llm_model.clone(),
+    );
+    Ok(Arc::new(OpenAiClient::new(config)?))
+}
+
+/// The agent runtime of the settings, over already-open services.
+pub fn runtime(
+    settings: &Settings,
+    services: Arc<Services>,
+) -> Result<AgentRuntime, BootstrapError> {
+    let model = model_client(settings)?;
+    let config = AgentConfig {
+        max_steps: settings.max_steps,
+        ..AgentConfig::default()
+    };
+    Ok(AgentRuntime::new(
+        services,
+        model,
+        ToolRegistry::new(),
+        config,
+    ))
+}

@@ -1,0 +1,428 @@
+//! Configuration shared by the CLI and the desktop app.
+//!
+//! Each setting is looked up, first hit wins, in: the process environment, `./.env`,
+//! `{data_dir}/.env`, `{data_dir}/settings.json`, then the default (the real public
+//! services). `.env.example` at the repository root lists every variable.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Every variable Asterism reads, with its default and what it is for.
+pub const VARIABLES: &[(&str, &str, &str)] = &[
+    (
+        "ASTERISM_DATA_DIR",
+        "",
+        "Where the database, papers and tool outputs live.",
+    ),
+    (
+        "LLM_BASE_URL",
+        "https://api.openai.com/v1",
+        "OpenAI-compatible endpoint, including /v1.",
+    ),
+    (
+        "LLM_API_KEY",
+        "",
+        "API key of the endpoint (sent as a Bearer token).",
+    ),
+    (
+        "LLM_MODEL",
+        "",
+        "Model name; empty means the agent is not configured.",
+    ),
+    (
+        "FALLBACK_MODEL",
+        "",
+        "Model tried when the primary fails after retries.",
+    ),
+    (
+        "ENABLE_THINKING",
+        "false",
+        "Ask Qwen/DashScope models to think (sent only to them).",
+    ),
+    (
+        "ASTERISM_MAX_STEPS",
+        "25",
+        "Model calls per run before it stops.",
+    ),
+    ("ADS_API_TOKEN", "", "NASA ADS API token."),
+    (
+        "ADS_API_URL",
+        "https://api.adsabs.harvard.edu/v1",
+        "NASA ADS API base URL.",
+    ),
+    (
+        "ARXIV_API_URL",
+        "https://export.arxiv.org/api",
+        "arXiv API base URL.",
+    ),
+    (
+        "ARXIV_URL",
+        "https://arxiv.org",
+        "arXiv site (PDF and HTML).",
+    ),
+    (
+        "SESAME_URL",
+        "https://cds.unistra.fr/cgi-bin/nph-sesame",
+        "CDS Sesame name resolver.",
+    ),
+];
+
+/// Why settings could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{path} is not valid: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("{name} must be {expected}, not {value:?}")]
+    BadValue {
+        name: &'static str,
+        expected: &'static str,
+        value: String,
+    },
+    #[error("no data directory: set ASTERISM_DATA_DIR")]
+    NoDataDir,
+}
+
+/// The resolved configuration.
+#[derive(Clone, PartialEq)]
+pub struct Settings {
+    pub data_dir: PathBuf,
+    pub llm_base_url: String,
+    pub llm_api_key: Option<String>,
+    pub llm_model: String,
+    pub fallback_model: Option<String>,
+    pub enable_thinking: bool,
+    pub max_steps: u32,
+    pub ads_api_token: Option<String>,
+    pub ads_api_url: String,
+    pub arxiv_api_url: String,
+    pub arxiv_url: String,
+    pub sesame_url: String,
+    pub sesame_timeout: Duration,
+    /// Where each value came from, by variable name (`environment`, a file, `default`).
+    pub sources: HashMap<&'static str, String>,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("data_dir", &self.data_dir)
+            .field("llm_base_url", &self.llm_base_url)
+            .field("llm_api_key", &self.llm_api_key.as_deref().map(mask))
+            .field("llm_model", &self.llm_model)
+            .field("ads_api_token", &self.ads_api_token.as_deref().map(mask))
+            .finish_non_exhaustive()
+    }
+}
+
+/// `sk-abcdef123456` → `sk-a…3456`; short secrets become `***`.
+pub fn mask(secret: &str) -> String {
+    let chars: Vec<char> = secret.chars().collect();
+    if chars.len() < 12 {
+        return "***".into();
+    }
+    format!(
+        "{}…{}",
+        chars[..4].iter().collect::<String>(),
+        chars[chars.len() - 4..].iter().collect::<String>()
+    )
+}
+
+/// The platform's data directory for Asterism (`~/.local/share/asterism` on Linux).
+pub fn default_data_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|dir| dir.join("asterism"))
+}
+
+struct Layers {
+    layers: Vec<(String, HashMap<String, String>)>,
+}
+
+impl Layers {
+    fn get(&self, name: &str) -> Option<(String, String)> {
+        self.layers.iter().find_map(|(source, values)| {
+            values
+                .get(name)
+                .map(|value| (value.clone(), source.clone()))
+        })
+    }
+}
+
+fn read_env_file(path: &Path) -> Result<HashMap<String, String>, SettingsError> {
+    if !path.is_file() {
+        return Ok(HashMap::new());
+    }
+    let iter = dotenvy::from_path_iter(path).map_err(|error| SettingsError::Invalid {
+        path: path.to_path_buf(),
+        message: error.to_string(),
+    })?;
+    iter.map(|item| {
+        item.map_err(|error| SettingsError::Invalid {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        })
+    })
+    .collect()
+}
+
+fn read_settings_json(path: &Path) -> Result<HashMap<String, String>, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(error) => {
+            return Err(SettingsError::Invalid {
+                path: path.to_path_buf(),
+                message: error.to_string(),
+            });
+        }
+    };
+    let values: HashMap<String, serde_json::Value> =
+        serde_json::from_str(&text).map_err(|error| SettingsError::Invalid {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        })?;
+    Ok(values
+        .into_iter()
+        .filter_map(|(key, value)| match value {
+            serde_json::Value::String(text) => Some((key, text)),
+            serde_json::Value::Null => None,
+            other => Some((key, other.to_string())),
+        })
+        .collect())
+}
+
+impl Settings {
+    /// Reads the settings from the process environment and the files above.
+    pub fn load() -> Result<Self, SettingsError> {
+        let environment: HashMap<String, String> = std::env::vars().collect();
+        let cwd_env = std::env::current_dir().ok().map(|dir| dir.join(".env"));
+        Self::load_from(environment, cwd_env.as_deref())
+    }
+
+    /// Reads settings from the given environment (tests pass their own).
+    pub fn load_from(
+        environment: HashMap<String, String>,
+        cwd_env_file: Option<&Path>,
+    ) -> Result<Self, SettingsError> {
+        let mut layers = Layers {
+            layers: vec![("environment".into(), environment)],
+        };
+        if let Some(path) = cwd_env_file {
+            layers
+                .layers
+                .push((path.display().to_string(), read_env_file(path)?));
+        }
+        let data_dir = match layers
+            .get("ASTERISM_DATA_DIR")
+            .filter(|(value, _)| !value.trim().is_empty())
+        {
+            Some((value, _)) => PathBuf::from(value.trim()),
+            None => default_data_dir().ok_or(SettingsError::NoDataDir)?,
+        };
+        let data_env = data_dir.join(".env");
+        layers
+            .layers
+            .push((data_env.display().to_string(), read_env_file(&data_env)?));
+        let settings_json = data_dir.join("settings.json");
+        layers.layers.push((
+            settings_json.display().to_string(),
+            read_settings_json(&settings_json)?,
+        ));
+
+        let mut sources = HashMap::new();
+        let mut value = |name: &'static str| -> String {
+            let default = VARIABLES
+                .iter()
+                .find(|(variable, _, _)| *variable == name)
+                .map(|(_, default, _)| *default)
+                .unwrap_or("");
+            match layers.get(name) {
+                Some((value, source)) => {
+                    sources.insert(name, source);
+                    value.trim().to_string()
+                }
+                None => {
+                    sources.insert(name, "default".into());
+                    default.to_string()
+                }
+            }
+        };
+        let optional = |text: String| (!text.is_empty()).then_some(text);
+        let enable_thinking_text = value("ENABLE_THINKING");
+        let enable_thinking = match enable_thinking_text.to_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => true,
+            "" | "0" | "false" | "no" | "off" => false,
+            _ => {
+                return Err(SettingsError::BadValue {
+                    name: "ENABLE_THINKING",
+                    expected: "true or false",
+                    value: enable_thinking_text,
+                });
+            }
+        };
+        let max_steps_text = value("ASTERISM_MAX_STEPS");
+        let max_steps = max_steps_text
+            .parse::<u32>()
+            .ok()
+            .filter(|steps| *steps > 0)
+            .ok_or(SettingsError::BadValue {
+                name: "ASTERISM_MAX_STEPS",
+                expected: "a positive whole number",
+                value: max_steps_text,
+            })?;
+        let mut settings = Settings {
+            data_dir,
+            llm_base_url: value("LLM_BASE_URL"),
+            llm_api_key: optional(value("LLM_API_KEY")),
+            llm_model: value("LLM_MODEL"),
+            fallback_model: optional(value("FALLBACK_MODEL")),
+            enable_thinking,
+            max_steps,
+            ads_api_token: optional(value("ADS_API_TOKEN")),
+            ads_api_url: value("ADS_API_URL"),
+            arxiv_api_url: value("ARXIV_API_URL"),
+            arxiv_url: value("ARXIV_URL"),
+            sesame_url: value("SESAME_URL"),
+            sesame_timeout: Duration::from_secs(20),
+            sources: HashMap::new(),
+        };
+        settings.sources = sources;
+        Ok(settings)
+    }
+
+    /// Whether a model is configured (the agent can run).
+    pub fn model_configured(&self) -> bool {
+        !self.llm_model.trim().is_empty() && !self.llm_base_url.trim().is_empty()
+    }
+
+    /// Each variable with its value as shown to people: secrets masked.
+    pub fn describe(&self) -> Vec<(&'static str, String, String)> {
+        let shown = |name: &'static str| -> String {
+            match name {
+                "ASTERISM_DATA_DIR" => self.data_dir.display().to_string(),
+                "LLM_BASE_URL" => self.llm_base_url.clone(),
+                "LLM_API_KEY" => self
+                    .llm_api_key
+                    .as_deref()
+                    .map(mask)
+                    .unwrap_or_else(|| "(not set)".into()),
+                "LLM_MODEL" => {
+                    if self.llm_model.is_empty() {
+                        "(not set)".into()
+                    } else {
+                        self.llm_model.clone()
+                    }
+                }
+                "FALLBACK_MODEL" => self
+                    .fallback_model
+                    .clone()
+                    .unwrap_or_else(|| "(not set)".into()),
+                "ENABLE_THINKING" => self.enable_thinking.to_string(),
+                "ASTERISM_MAX_STEPS" => self.max_steps.to_string(),
+                "ADS_API_TOKEN" => self
+                    .ads_api_token
+                    .as_deref()
+                    .map(mask)
+                    .unwrap_or_else(|| "(not set)".into()),
+                "ADS_API_URL" => self.ads_api_url.clone(),
+                "ARXIV_API_URL" => self.arxiv_api_url.clone(),
+                "ARXIV_URL" => self.arxiv_url.clone(),
+                "SESAME_URL" => self.sesame_url.clone(),
+                _ => String::new(),
+            }
+        };
+        VARIABLES
+            .iter()
+            .map(|(name, _, _)| {
+                (
+                    *name,
+                    shown(name),
+                    self.sources
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_else(|| "default".into()),
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn environment_beats_files_and_files_beat_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(".env"),
+            "LLM_MODEL=from-data-env\nSESAME_URL=http://127.0.0.1:9/sesame\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("settings.json"), r#"{"LLM_MODEL": "from-settings", "ARXIV_URL": "http://127.0.0.1:9/arxiv", "ASTERISM_MAX_STEPS": 40}"#).unwrap();
+        let settings = Settings::load_from(
+            env(&[
+                ("ASTERISM_DATA_DIR", dir.path().to_str().unwrap()),
+                ("LLM_API_KEY", "sk-1234567890abcdef"),
+            ]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(settings.llm_model, "from-data-env");
+        assert_eq!(settings.sesame_url, "http://127.0.0.1:9/sesame");
+        assert_eq!(settings.arxiv_url, "http://127.0.0.1:9/arxiv");
+        assert_eq!(settings.max_steps, 40);
+        assert_eq!(settings.ads_api_url, "https://api.adsabs.harvard.edu/v1");
+        assert_eq!(settings.sources["LLM_API_KEY"], "environment");
+        let described = settings.describe();
+        let key = described
+            .iter()
+            .find(|(name, _, _)| *name == "LLM_API_KEY")
+            .unwrap();
+        assert_eq!(key.1, "sk-1…cdef");
+        assert!(!format!("{settings:?}").contains("567890"));
+    }
+
+    #[test]
+    fn bad_values_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().to_str().unwrap();
+        let error = Settings::load_from(
+            env(&[
+                ("ASTERISM_DATA_DIR", data_dir),
+                ("ASTERISM_MAX_STEPS", "lots"),
+            ]),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "ASTERISM_MAX_STEPS must be a positive whole number, not \"lots\""
+        );
+        std::fs::write(dir.path().join("settings.json"), "{not json").unwrap();
+        let error = Settings::load_from(env(&[("ASTERISM_DATA_DIR", data_dir)]), None).unwrap_err();
+        assert!(error.to_string().contains("settings.json is not valid"));
+    }
+
+    #[test]
+    fn every_variable_is_in_env_example() {
+        let example = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.env.example"),
+        )
+        .unwrap();
+        for (name, _, _) in VARIABLES {
+            assert!(
+                example.lines().any(|line| line
+                    .trim_start_matches("# ")
+                    .starts_with(&format!("{name}="))),
+                "{name} missing from .env.example"
+            );
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! `asterism sessions list|show|replay`: stored sessions, offline.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use asterism_agent::{Settings, session_events};
+use asterism_protocol::{Timeline, TimelineItem};
+use asterism_store::Store;
+use clap::Subcommand;
+
+use crate::render::Printer;
+
+#[derive(Subcommand)]
+pub enum SessionsCommand {
+    /// Sessions, most recent first.
+    List {
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// A session's timeline (the items the app shows).
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-emit a session's events from the database, without model or network.
+    Replay {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub async fn run(settings: &Settings, command: SessionsCommand) -> anyhow::Result<ExitCode> {
+    let store = Store::open_in_dir(&settings.data_dir)
+        .await
+        .context("opening the database")?;
+    match command {
+        SessionsCommand::List { json, limit } => {
+            let sessions = store.list_sessions(limit).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&sessions)?);
+            } else if sessions.is_empty() {
+                println!("no sessions yet: ask something with `asterism ask \"…\"`");
+            } else {
+                for session in sessions {
+                    let when = session
+                        .updated_at
+                        .get(..16)
+                        .unwrap_or(&session.updated_at)
+                        .replace('T', " ");
+                    println!(
+                        "{}  {when}  {:>3} msgs  {}",
+                        session.id, session.message_count, session.title
+                    );
+                }
+            }
+        }
+        SessionsCommand::Show { id, json } => {
+            let events = session_events(&store, &id)
+                .await
+                .with_context(|| format!("session {id}"))?;
+            let items = Timeline::from_events(&events).into_items();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&items)?);
+            } else {
+                for item in &items {
+                    print_item(item);
+                }
+            }
+        }
+        SessionsCommand::Replay { id, json } => {
+            let events = session_events(&store, &id)
+                .await
+                .with_context(|| format!("session {id}"))?;
+            let printer = Printer::new(json, true, false);
+            for event in &events {
+                printer.print(event);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_item(item: &TimelineItem) {
+    match item {
+        TimelineItem::User { text, .. } => println!("? {text}"),
+        TimelineItem::Thinking { text, .. } => println!("  thinking: {text}"),
+        TimelineItem::Text { text, .. } => println!("{text}"),
+        TimelineItem::ToolCall {
+            name, arguments, ..
+        } => println!("→ {name} {arguments}"),
+        TimelineItem::ToolResult {
+            name,
+            output,
+            is_error,
+            ..
+        } => {
+            println!("{} {name}", if *is_error { "✗" } else { "←" });
+            for line in output.lines().take(20) {
+                println!("    {line}");
+            }
+        }
+        TimelineItem::Error { message, .. } => println!("error: {message}"),
+    }
+}

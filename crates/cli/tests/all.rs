@@ -1,0 +1,5 @@
+//! The `asterism` binary against the scripted model and the Sesame fixture server.
+
+mod suite {
+    mod ask;
+}

@@ -1,0 +1,205 @@
+use std::process::Output;
+
+use asterism_testkit::{
+    Fault, FixtureServer, MockLlm, Script, ScriptedToolCall, Turn, sesame_routes,
+};
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+    model_url: String,
+    sesame_url: String,
+}
+
+impl Env {
+    fn command(&self, args: &[&str]) -> Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+            .args(args)
+            .current_dir(self.dir.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.dir.path())
+            .env("ASTERISM_DATA_DIR", self.dir.path().join("data"))
+            .env("LLM_BASE_URL", &self.model_url)
+            .env("LLM_MODEL", "scripted-qwen")
+            .env("LLM_API_KEY", "sk-test-0123456789abcdef")
+            .env("SESAME_URL", &self.sesame_url)
+            .output()
+            .unwrap()
+    }
+}
+
+fn ngc4258_turns() -> Vec<Turn> {
+    vec![
+        Turn {
+            thinking: Some("Resolve the name with Sesame.".into()),
+            tool_calls: vec![ScriptedToolCall {
+                id: Some("call_1".into()),
+                name: "query_target".into(),
+                arguments: serde_json::json!({"name": "NGC 4258"}),
+            }],
+            ..Turn::default()
+        },
+        Turn {
+            text: Some("NGC 4258 (M 106) is at 12:18:57.62 +47:18:13.4.".into()),
+            ..Turn::default()
+        },
+    ]
+}
+
+async fn start(turns: Vec<Turn>) -> (Env, MockLlm, FixtureServer) {
+    let mock = MockLlm::start(Script {
+        turns,
+        ..Script::default()
+    })
+    .await
+    .unwrap();
+    let sesame = FixtureServer::start(sesame_routes()).await.unwrap();
+    let env = Env {
+        dir: tempfile::tempdir().unwrap(),
+        model_url: mock.base_url(),
+        sesame_url: format!("{}/cgi-bin/nph-sesame", sesame.url()),
+    };
+    (env, mock, sesame)
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn tool_events(events: &[Value]) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|event| event["type"] == "ToolCall" || event["type"] == "ToolResult")
+        .map(|event| {
+            let mut event = event.clone();
+            event.as_object_mut().unwrap().remove("durationMs");
+            event
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_json_then_replay_from_the_database_alone() {
+    let (env, mock, sesame) = start(ngc4258_turns()).await;
+    let (output, env) = tokio::task::spawn_blocking(move || {
+        (env.command(&["ask", "--json", "Where is NGC 4258?"]), env)
+    })
+    .await
+    .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = json_lines(&output);
+    let types: Vec<&str> = events
+        .iter()
+        .map(|event| event["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"RunStarted"));
+    assert_eq!(types.last(), Some(&"RunFinished"));
+    let tools = tool_events(&events);
+    assert_eq!(tools.len(), 2);
+    assert_eq!(tools[0]["name"], "query_target");
+    assert_eq!(tools[0]["toolCallId"], "call_1");
+    assert!(
+        tools[1]["output"]
+            .as_str()
+            .unwrap()
+            .contains("12:18:57.62 +47:18:13.4")
+    );
+    let text: String = events
+        .iter()
+        .filter(|e| e["type"] == "TextDelta")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "NGC 4258 (M 106) is at 12:18:57.62 +47:18:13.4.");
+    mock.assert_no_violations();
+    let session_id = events[0]["sessionId"].as_str().unwrap().to_string();
+
+    // No model, no Sesame: replay comes from the database alone.
+    drop(mock);
+    drop(sesame);
+    let replay = env.command(&["sessions", "replay", &session_id, "--json"]);
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    assert_eq!(tool_events(&json_lines(&replay)), tools);
+
+    let list = env.command(&["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(sessions[0]["id"], session_id.as_str());
+    assert_eq!(sessions[0]["title"], "Where is NGC 4258?");
+
+    let show = env.command(&["sessions", "show", &session_id]);
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(shown.contains("→ query_target"), "{shown}");
+    assert!(shown.contains("NGC 4258 (M 106) is at"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cut_model_stream_exits_non_zero_and_keeps_the_session() {
+    let mut turns = ngc4258_turns();
+    turns[1].fault = Some(Fault::Cut);
+    let (env, _mock, _sesame) = start(turns).await;
+    let (output, env) =
+        tokio::task::spawn_blocking(move || (env.command(&["ask", "Where is NGC 4258?"]), env))
+            .await
+            .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("broke mid-stream"), "{stderr}");
+    assert!(stderr.contains("the session so far is stored"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("← query_target"), "{stdout}");
+    let list = env.command(&["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(sessions.as_array().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn target_prints_coordinates_and_unknown_names_fail_clearly() {
+    let (env, _mock, _sesame) = start(vec![]).await;
+    let (found, missing, env) = tokio::task::spawn_blocking(move || {
+        (
+            env.command(&["target", "NGC 4258", "--json"]),
+            env.command(&["target", "Goober 42"]),
+            env,
+        )
+    })
+    .await
+    .unwrap();
+    assert!(found.status.success());
+    let target: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(target["name"], "M 106");
+    assert_eq!(target["raSexagesimal"], "12:18:57.62");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no object named \"Goober 42\""));
+    drop(env);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_ask_explains_what_to_set() {
+    let (env, _mock, _sesame) = start(vec![]).await;
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+            .args(["ask", "Where is NGC 4258?"])
+            .current_dir(env.dir.path())
+            .env_clear()
+            .env("ASTERISM_DATA_DIR", env.dir.path().join("data"))
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no model is configured: set LLM_MODEL")
+    );
+}
