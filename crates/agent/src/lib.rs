@@ -17,6 +17,12 @@ pub mod tool;
 pub mod tools;
 
 pub use config::AgentConfig;
+
+/// A fresh session id.
+pub fn new_session_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
 pub use events::{CollectingSink, EventSink, FnSink};
 pub use replay::{session_events, session_timeline};
 pub use runtime::{AgentRuntime, RunOutcome, RunRequest};

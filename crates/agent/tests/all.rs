@@ -1,6 +1,8 @@
 //! The agent end to end at the wire: a scripted model and recorded Sesame answers on
 //! loopback, a real SQLite file.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod suite {
     mod common;
     mod failures;

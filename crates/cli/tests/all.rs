@@ -1,5 +1,7 @@
 //! The `asterism` binary against the scripted model and the Sesame fixture server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod suite {
     mod ask;
 }

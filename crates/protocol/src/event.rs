@@ -70,6 +70,7 @@ pub enum AgentEvent {
         id: String,
         tool_call_id: String,
         name: String,
+        #[specta(type = crate::JsonValue)]
         arguments: serde_json::Value,
         step: i32,
         agent_name: String,
@@ -89,6 +90,7 @@ pub enum AgentEvent {
         name: String,
         output: String,
         is_error: bool,
+        #[specta(type = crate::JsonValue)]
         metadata: serde_json::Value,
         step: i32,
         duration_ms: f64,
@@ -99,6 +101,7 @@ pub enum AgentEvent {
         request_id: String,
         tool_call_id: String,
         tool: String,
+        #[specta(type = crate::JsonValue)]
         arguments: serde_json::Value,
         reason: String,
     },
@@ -126,7 +129,10 @@ pub enum AgentEvent {
     /// A subagent finished and returned its summary to its parent.
     SubagentFinished { agent_name: String, summary: String },
     /// The agent's todo list changed.
-    TodoUpdated { todos: serde_json::Value },
+    TodoUpdated {
+        #[specta(type = crate::JsonValue)]
+        todos: serde_json::Value,
+    },
     /// Something went wrong. `kind` is machine-readable (`model`, `network`, `tool`,
     /// `cancelled`, …); `message` is for people.
     Error {

@@ -6,11 +6,13 @@
 //! in fields named `*At`.
 
 mod event;
+mod json;
 mod session;
 mod target;
 mod timeline;
 
 pub use event::{AgentEvent, RunFinishReason, TokenUsage};
+pub use json::JsonValue;
 pub use session::SessionSummary;
 pub use target::{ResolvedTarget, TargetResolver};
 pub use timeline::{Timeline, TimelineItem};

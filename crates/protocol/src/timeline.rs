@@ -35,6 +35,7 @@ pub enum TimelineItem {
         step: i32,
         agent_name: String,
         name: String,
+        #[specta(type = crate::JsonValue)]
         arguments: serde_json::Value,
     },
     /// A tool's result, paired with its call by `toolCallId`.
@@ -46,6 +47,7 @@ pub enum TimelineItem {
         name: String,
         output: String,
         is_error: bool,
+        #[specta(type = crate::JsonValue)]
         metadata: serde_json::Value,
         duration_ms: f64,
     },

@@ -6,10 +6,11 @@ type Props = {
   output: string;
   isError: boolean;
   metadata: JsonValue;
-  durationMs: number;
+  durationMs: number | null;
 };
 
-function formatDuration(ms: number): string {
+function formatDuration(ms: number | null): string {
+  if (ms === null) return "–";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, the Rust workspace (unit, integration, CLI),
+# generated-file freshness, the UI's Vitest suite, and the native end-to-end test of
+# the real app under Xvfb. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+step() { echo; echo "==> $* ($(( $(date +%s) - started )) s)"; }
+
+step "dependencies"
+scripts/install-deps.sh
+
+step "UI build (embedded in the app binary)"
+npm run ui:build --silent
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --features asterism-app/custom-protocol -- -D warnings
+
+step "cargo build (CLI, fake servers and the app with embedded UI)"
+cargo build --workspace --features asterism-app/custom-protocol
+
+step "cargo test"
+cargo test --workspace --features asterism-app/custom-protocol
+
+step "generated files are fresh (ui/src/bindings.ts, the shared fold fixture)"
+if ! git diff --exit-code -- ui/src/bindings.ts ui/src/timeline/fold.fixture.json; then
+  echo "generated files changed: run 'make test' and commit them" >&2
+  exit 1
+fi
+
+step "UI tests (Vitest)"
+npm run ui:test --silent
+
+step "native end-to-end (WebKitWebDriver under Xvfb)"
+xvfb-run -a -s "-screen 0 1280x800x24" node e2e/native.mjs
+
+step "all tests passed in $(( $(date +%s) - started )) s"

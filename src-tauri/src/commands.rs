@@ -1,0 +1,125 @@
+//! The commands the UI calls. Each is a few lines over the engine.
+
+use std::sync::Arc;
+
+use asterism_agent::{EventSink, RunRequest};
+use asterism_protocol::{AgentEvent, SessionSummary, TimelineItem};
+use serde::Serialize;
+use specta::Type;
+use tauri::State;
+use tauri::ipc::Channel;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{AppError, AppErrorKind};
+use crate::state::AppState;
+
+/// What the UI needs to know about the configuration (never secrets).
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AppStatus {
+    pub model: String,
+    pub model_configured: bool,
+    /// Whether the thinking switch means anything for this provider (Qwen/DashScope).
+    pub thinking_supported: bool,
+    pub data_dir: String,
+}
+
+/// Delivers a run's events to the webview through its channel.
+struct ChannelSink(Channel<AgentEvent>);
+
+impl EventSink for ChannelSink {
+    fn emit(&self, event: AgentEvent) {
+        if let Err(error) = self.0.send(event) {
+            tracing::debug!(%error, "the webview stopped listening to a run");
+        }
+    }
+}
+
+/// Starts a run on `question` and returns its session id at once; the run's events
+/// stream through `on_event` until `RunFinished`.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_run(
+    state: State<'_, AppState>,
+    question: String,
+    session_id: Option<String>,
+    enable_thinking: bool,
+    on_event: Channel<AgentEvent>,
+) -> Result<String, AppError> {
+    if question.trim().is_empty() {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "The question is empty.",
+        ));
+    }
+    let runtime = state.runtime()?;
+    let session_id = match session_id {
+        Some(id) => {
+            state.services.store.session(&id).await?;
+            id
+        }
+        None => asterism_agent::new_session_id(),
+    };
+    let cancel = CancellationToken::new();
+    state.start_run(&session_id, cancel.clone())?;
+    let enable_thinking = enable_thinking && runtime.model().supports_thinking_toggle();
+    let request = RunRequest {
+        session_id: Some(session_id.clone()),
+        question,
+        enable_thinking,
+    };
+    let runs = state.runs.clone();
+    let run_session = session_id.clone();
+    tauri::async_runtime::spawn(async move {
+        runtime
+            .run(request, Arc::new(ChannelSink(on_event)), cancel)
+            .await;
+        if let Ok(mut runs) = runs.lock() {
+            runs.remove(&run_session);
+        }
+    });
+    Ok(session_id)
+}
+
+/// Cancels the session's run, if one is in progress. Returns whether one was.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_cancel(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<bool, AppError> {
+    Ok(state.cancel_run(&session_id))
+}
+
+/// Stored sessions, most recent first.
+#[tauri::command]
+#[specta::specta]
+pub async fn sessions_list(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, AppError> {
+    Ok(state.services.store.list_sessions(500).await?)
+}
+
+/// A stored session's timeline, rebuilt from the database (offline replay).
+#[tauri::command]
+#[specta::specta]
+pub async fn session_timeline(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<Vec<TimelineItem>, AppError> {
+    Ok(asterism_agent::session_timeline(&state.services.store, &session_id).await?)
+}
+
+/// The configuration as the UI may see it.
+#[tauri::command]
+#[specta::specta]
+pub async fn app_status(state: State<'_, AppState>) -> Result<AppStatus, AppError> {
+    let settings = &state.settings;
+    Ok(AppStatus {
+        model: settings.llm_model.clone(),
+        model_configured: settings.model_configured(),
+        thinking_supported: asterism_llm::supports_enable_thinking(
+            &settings.llm_base_url,
+            &settings.llm_model,
+        ),
+        data_dir: settings.data_dir.display().to_string(),
+    })
+}
