@@ -1,6 +1,7 @@
 // Native end-to-end test of the desktop app: the real binary (custom-protocol build)
 // driven through WebKitWebDriver under Xvfb, against the scripted model and the Sesame
-// fixture server on loopback. Run by `make test` (scripts/e2e.sh), not by hand:
+// fixture server on loopback. Run by `make test` (scripts/test.sh), or by hand after
+// `cargo build --workspace --features asterism-app/custom-protocol`:
 //   xvfb-run -a -s "-screen 0 1280x800x24" node e2e/native.mjs
 //
 // The journey: ask "Where is NGC 4258?", see the query_target call, its result with the

@@ -39,8 +39,8 @@ CREATE TABLE agent_audit_log (
     tool_call_id TEXT NOT NULL,
     tool         TEXT NOT NULL,
     arguments    TEXT NOT NULL,  -- secrets redacted
-    decision     TEXT NOT NULL,  -- allow | ask-allowed | deny | hook-blocked
-    outcome      TEXT NOT NULL,  -- ok | error | cancelled | timeout
+    decision     TEXT NOT NULL,  -- allow | rejected (invalid call) | later: ask-allowed | deny | hook-blocked
+    outcome      TEXT NOT NULL,  -- ok | error | cancelled | timeout | rejected
     duration_ms  REAL NOT NULL,
     error        TEXT,
     created_at   TEXT NOT NULL

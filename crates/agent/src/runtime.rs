@@ -185,6 +185,14 @@ impl AgentRuntime {
         for step in 1..=i32::try_from(self.config.max_steps).unwrap_or(i32::MAX) {
             outcome.steps = step;
             if cancel.is_cancelled() {
+                // Cancelled while tools ran: reported as a cancelled model call is.
+                let event = AgentEvent::Error {
+                    kind: "cancelled".into(),
+                    message: "The run was cancelled.".into(),
+                    step,
+                };
+                self.store_event(rows, step, &event, None).await;
+                sink.emit(event);
                 outcome.reason = RunFinishReason::Cancelled;
                 return Ok(());
             }
@@ -313,7 +321,7 @@ impl AgentRuntime {
         let event = AgentEvent::Error {
             kind: "maxSteps".into(),
             message: format!(
-                "The run stopped after {} steps (ASTERISM_MAX_STEPS) before the model finished.",
+                "The run stopped after {} steps, its limit, before the model finished.",
                 self.config.max_steps
             ),
             step: outcome.steps,

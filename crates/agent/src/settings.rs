@@ -138,10 +138,13 @@ struct Layers {
 }
 
 impl Layers {
+    /// The first non-empty value: an empty `LLM_MODEL=` copied from `.env.example` must
+    /// not hide a model set in a lower layer.
     fn get(&self, name: &str) -> Option<(String, String)> {
         self.layers.iter().find_map(|(source, values)| {
             values
                 .get(name)
+                .filter(|value| !value.trim().is_empty())
                 .map(|value| (value.clone(), source.clone()))
         })
     }

@@ -47,8 +47,10 @@ impl TargetService {
         let key = target_cache_key(name);
         match self.store.cached_target(&key).await {
             Ok(Some(cached)) if self.is_fresh(&cached.fetched_at) => {
+                let mut target = cached.target;
+                target.query = name.trim().to_string();
                 return Ok(TargetLookup {
-                    target: cached.target,
+                    target,
                     from_cache: true,
                     fetched_at: cached.fetched_at,
                 });

@@ -64,8 +64,9 @@ pub enum AgentEvent {
         step: i32,
         agent_name: String,
     },
-    /// The model called a tool. `id` identifies this event; `toolCallId` is the id the
-    /// model gave the call and the key that pairs it with its `ToolResult`.
+    /// The model called a tool. `toolCallId` is the id the model gave the call (made
+    /// unique and non-empty by the executor) and pairs it with its `ToolResult`; `id`
+    /// carries the same value for clients that key on `id`.
     ToolCall {
         id: String,
         tool_call_id: String,

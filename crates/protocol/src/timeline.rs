@@ -282,11 +282,16 @@ mod tests {
                 step: 2,
                 agent_name: main(),
             },
+            AgentEvent::Error {
+                kind: "network".into(),
+                message: "the model stream broke mid-way".into(),
+                step: 3,
+            },
             AgentEvent::RunFinished {
                 session_id: "s1".into(),
-                reason: RunFinishReason::Completed,
+                reason: RunFinishReason::Failed,
                 usage: TokenUsage::default(),
-                steps: 2,
+                steps: 3,
                 finished_at: "2026-12-02T20:00:01Z".into(),
             },
         ]
@@ -307,7 +312,14 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["user", "thinking", "tool-call", "tool-result", "text"]
+            [
+                "user",
+                "thinking",
+                "tool-call",
+                "tool-result",
+                "text",
+                "error"
+            ]
         );
         match &timeline.items()[1] {
             TimelineItem::Thinking { text, .. } => assert_eq!(text, "Resolve the name."),

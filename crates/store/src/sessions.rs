@@ -76,7 +76,7 @@ impl Store {
     pub async fn list_sessions(&self, limit: u32) -> Result<Vec<SessionSummary>> {
         let rows = sqlx::query(
             "SELECT s.id, s.title, s.model, s.summary, s.created_at, s.updated_at,
-                    (SELECT COUNT(*) FROM agent_messages m WHERE m.session_id = s.id AND m.role != 'event') AS message_count
+                    (SELECT COUNT(*) FROM agent_messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant', 'tool')) AS message_count
              FROM agent_sessions s
              ORDER BY s.updated_at DESC, s.rowid DESC
              LIMIT ?",

@@ -95,7 +95,6 @@ pub fn object_type_label(code: &str) -> Option<&'static str> {
         "XrayS" => "X-ray source",
         "UvS" => "Ultraviolet source",
         "EmObj" => "Emission object",
-        "SNR " => "Supernova remnant",
         _ => return None,
     };
     Some(label)
