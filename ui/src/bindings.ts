@@ -46,8 +46,9 @@ export type AgentEvent_Deserialize =
 /**  A fragment of the model's answer text, streamed as it arrives. */
 { type: "TextDelta"; delta: string; step: number; agentName: string } | 
 /**
- *  The model called a tool. `id` identifies this event; `toolCallId` is the id the
- *  model gave the call and the key that pairs it with its `ToolResult`.
+ *  The model called a tool. `toolCallId` is the id the model gave the call (made
+ *  unique and non-empty by the executor) and pairs it with its `ToolResult`; `id`
+ *  carries the same value for clients that key on `id`.
  */
 { type: "ToolCall"; id: string; toolCallId: string; name: string; arguments: JsonValue; step: number; agentName: string } | 
 /**  A long-running tool reported progress (a sentence, and a fraction when known). */
@@ -94,8 +95,9 @@ export type AgentEvent_Serialize =
 /**  A fragment of the model's answer text, streamed as it arrives. */
 { type: "TextDelta"; delta: string; step: number; agentName: string } | 
 /**
- *  The model called a tool. `id` identifies this event; `toolCallId` is the id the
- *  model gave the call and the key that pairs it with its `ToolResult`.
+ *  The model called a tool. `toolCallId` is the id the model gave the call (made
+ *  unique and non-empty by the executor) and pairs it with its `ToolResult`; `id`
+ *  carries the same value for clients that key on `id`.
  */
 { type: "ToolCall"; id: string; toolCallId: string; name: string; arguments: JsonValue; step: number; agentName: string } | 
 /**  A long-running tool reported progress (a sentence, and a fraction when known). */
