@@ -91,6 +91,36 @@ pub async fn agent_cancel(
     Ok(state.cancel_run(&session_id))
 }
 
+/// The user's answer to a permission request.
+#[derive(Debug, Clone, Copy, serde::Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionDecision {
+    AllowOnce,
+    AllowSession,
+    AllowAlways,
+    Deny,
+}
+
+/// Answers a `PermissionRequest`. Returns false when the request is no longer waiting
+/// (answered, timed out, or its run ended).
+#[tauri::command]
+#[specta::specta]
+pub async fn permission_answer(
+    state: State<'_, AppState>,
+    request_id: String,
+    decision: PermissionDecision,
+    reason: Option<String>,
+) -> Result<bool, AppError> {
+    use asterism_agent::permissions::PermissionAnswer;
+    let answer = match decision {
+        PermissionDecision::AllowOnce => PermissionAnswer::AllowOnce,
+        PermissionDecision::AllowSession => PermissionAnswer::AllowSession,
+        PermissionDecision::AllowAlways => PermissionAnswer::AllowAlways,
+        PermissionDecision::Deny => PermissionAnswer::Deny { reason },
+    };
+    Ok(state.broker.answer(&request_id, answer))
+}
+
 /// Stored sessions, most recent first.
 #[tauri::command]
 #[specta::specta]

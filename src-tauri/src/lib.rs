@@ -17,6 +17,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new().commands(collect_commands![
         commands::agent_run,
         commands::agent_cancel,
+        commands::permission_answer,
         commands::sessions_list,
         commands::session_timeline,
         commands::app_status,

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use asterism_agent::permissions::PermissionBroker;
 use asterism_agent::{AgentRuntime, Services, Settings, bootstrap};
 use tokio_util::sync::CancellationToken;
 
@@ -15,18 +16,23 @@ pub struct AppState {
     runtime: Result<AgentRuntime, String>,
     /// Cancellation of the run in progress, by session id.
     pub runs: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    /// Where permission requests wait for the user's answer.
+    pub broker: Arc<PermissionBroker>,
 }
 
 impl AppState {
     pub async fn open(settings: Settings) -> Result<Self, bootstrap::BootstrapError> {
         let services = bootstrap::open_services(&settings).await?;
-        let runtime =
-            bootstrap::runtime(&settings, services.clone()).map_err(|error| error.to_string());
+        let broker = PermissionBroker::new(std::time::Duration::from_secs(300), true);
+        let runtime = bootstrap::runtime(&settings, services.clone())
+            .map(|runtime| runtime.with_broker(broker.clone()))
+            .map_err(|error| error.to_string());
         Ok(Self {
             settings,
             services,
             runtime,
             runs: Arc::default(),
+            broker,
         })
     }
 

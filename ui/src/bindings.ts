@@ -13,6 +13,11 @@ export const commands = {
 	agentRun: (question: string, sessionId: string | null, enableThinking: boolean, onEvent: Channel<AgentEvent_Deserialize>) => typedError<string, AppError>(__TAURI_INVOKE("agent_run", { question, sessionId, enableThinking, onEvent })),
 	/**  Cancels the session's run, if one is in progress. Returns whether one was. */
 	agentCancel: (sessionId: string) => typedError<boolean, AppError>(__TAURI_INVOKE("agent_cancel", { sessionId })),
+	/**
+	 *  Answers a `PermissionRequest`. Returns false when the request is no longer waiting
+	 *  (answered, timed out, or its run ended).
+	 */
+	permissionAnswer: (requestId: string, decision: PermissionDecision, reason: string | null) => typedError<boolean, AppError>(__TAURI_INVOKE("permission_answer", { requestId, decision, reason })),
 	/**  Stored sessions, most recent first. */
 	sessionsList: () => typedError<SessionSummary_Serialize[], AppError>(__TAURI_INVOKE("sessions_list")),
 	/**  A stored session's timeline, rebuilt from the database (offline replay). */
@@ -63,7 +68,7 @@ export type AgentEvent_Deserialize =
 /**  The agent asks the user a question and waits for the answer. */
 { type: "AskUser"; requestId: string; question: string; options: string[] } | 
 /**  The conversation sent to the model was compacted (history is kept as stored). */
-{ type: "Compacted"; kind: string; tokensBefore: number; tokensAfter: number } | 
+{ type: "Compacted"; kind: string; tokensBefore: number; tokensAfter: number; step: number } | 
 /**  Token usage of one model call. */
 { type: "Usage"; step: number; usage: TokenUsage; model: string; latencyMs: number | null } | 
 /**  A subagent began work on a task. */
@@ -72,6 +77,12 @@ export type AgentEvent_Deserialize =
 { type: "SubagentFinished"; agentName: string; summary: string } | 
 /**  The agent's todo list changed. */
 { type: "TodoUpdated"; todos: JsonValue } | 
+/**
+ *  Something the user should know that is not an error of the run: a model retry,
+ *  the switch to the fallback model, a hook that failed, a compaction. `kind` is
+ *  machine-readable (`retry`, `fallback`, `hook`, `compaction`, `hooks`).
+ */
+{ type: "Notice"; kind: string; message: string; step: number } | 
 /**
  *  Something went wrong. `kind` is machine-readable (`model`, `network`, `tool`,
  *  `cancelled`, …); `message` is for people.
@@ -112,7 +123,7 @@ export type AgentEvent_Serialize =
 /**  The agent asks the user a question and waits for the answer. */
 { type: "AskUser"; requestId: string; question: string; options: string[] } | 
 /**  The conversation sent to the model was compacted (history is kept as stored). */
-{ type: "Compacted"; kind: string; tokensBefore: number; tokensAfter: number } | 
+{ type: "Compacted"; kind: string; tokensBefore: number; tokensAfter: number; step: number } | 
 /**  Token usage of one model call. */
 { type: "Usage"; step: number; usage: TokenUsage; model: string; latencyMs: number | null } | 
 /**  A subagent began work on a task. */
@@ -121,6 +132,12 @@ export type AgentEvent_Serialize =
 { type: "SubagentFinished"; agentName: string; summary: string } | 
 /**  The agent's todo list changed. */
 { type: "TodoUpdated"; todos: JsonValue } | 
+/**
+ *  Something the user should know that is not an error of the run: a model retry,
+ *  the switch to the fallback model, a hook that failed, a compaction. `kind` is
+ *  machine-readable (`retry`, `fallback`, `hook`, `compaction`, `hooks`).
+ */
+{ type: "Notice"; kind: string; message: string; step: number } | 
 /**
  *  Something went wrong. `kind` is machine-readable (`model`, `network`, `tool`,
  *  `cancelled`, …); `message` is for people.
@@ -158,6 +175,9 @@ export type AppStatus = {
  *  exporter rightly refuses.
  */
 export type JsonValue = null | boolean | number | null | string | JsonValue[] | { [key in string]: JsonValue };
+
+/**  The user's answer to a permission request. */
+export type PermissionDecision = "allowOnce" | "allowSession" | "allowAlways" | "deny";
 
 /**  Why a run ended. */
 export type RunFinishReason = 
@@ -227,6 +247,8 @@ export type TimelineItem =
 { kind: "tool-call"; id: string; toolCallId: string; step: number; agentName: string; name: string; arguments: JsonValue } | 
 /**  A tool's result, paired with its call by `toolCallId`. */
 { kind: "tool-result"; id: string; toolCallId: string; step: number; agentName: string; name: string; output: string; isError: boolean; metadata: JsonValue; durationMs: number | null } | 
+/**  A notice: a retry, a fallback model, a compaction marker, a hook problem. */
+{ kind: "notice"; id: string; step: number; noticeKind: string; message: string } | 
 /**  An error that ended or interrupted the run. */
 { kind: "error"; id: string; step: number; errorKind: string; message: string };
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use asterism_library::{SesameClient, TargetService};
-use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig};
+use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_store::Store;
 
 use crate::settings::Settings;
@@ -40,7 +40,7 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
     }))
 }
 
-/// The model client of the settings.
+/// The model client of the settings: retries with backoff, then `FALLBACK_MODEL`.
 pub fn model_client(settings: &Settings) -> Result<Arc<dyn ChatModel>, BootstrapError> {
     if !settings.model_configured() {
         return Err(BootstrapError::ModelNotConfigured(
@@ -52,7 +52,12 @@ pub fn model_client(settings: &Settings) -> Result<Arc<dyn ChatModel>, Bootstrap
         settings.llm_api_key.clone(),
         settings.llm_model.clone(),
     );
-    Ok(Arc::new(OpenAiClient::new(config)?))
+    let client: Arc<dyn ChatModel> = Arc::new(OpenAiClient::new(config)?);
+    Ok(Arc::new(ResilientModel::new(
+        client,
+        settings.fallback_model.clone(),
+        RetryPolicy::default(),
+    )))
 }
 
 /// The agent runtime of the settings, over already-open services.

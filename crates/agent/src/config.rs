@@ -1,5 +1,7 @@
 use std::time::Duration;
 
+use crate::compaction::CompactionConfig;
+
 /// Limits and switches of the agent loop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentConfig {
@@ -7,8 +9,15 @@ pub struct AgentConfig {
     pub max_steps: u32,
     /// A tool call running longer than this is stopped with an error result.
     pub tool_timeout: Duration,
-    /// Tool output longer than this is shortened before the model sees it.
+    /// Tool output longer than this goes to a file; the model gets a stub and a preview.
     pub max_output_chars: usize,
+    /// The same call this many times in a row is refused as a loop (0 turns it off).
+    pub duplicate_call_threshold: usize,
+    /// Start each tool call as soon as its arguments are complete in the stream.
+    pub streaming_tools: bool,
+    /// How long a permission request waits for the user.
+    pub permission_timeout: Duration,
+    pub compaction: CompactionConfig,
 }
 
 impl Default for AgentConfig {
@@ -17,6 +26,10 @@ impl Default for AgentConfig {
             max_steps: 25,
             tool_timeout: Duration::from_secs(120),
             max_output_chars: 4000,
+            duplicate_call_threshold: 3,
+            streaming_tools: true,
+            permission_timeout: Duration::from_secs(300),
+            compaction: CompactionConfig::default(),
         }
     }
 }

@@ -8,34 +8,55 @@ use asterism_store::{MessageRole, NewMessage, StoredMessage};
 pub(crate) const INTERRUPTED_RESULT: &str =
     "This tool call was interrupted (the run was cancelled or failed) before it returned a result.";
 
-/// Rebuilds the main agent's conversation from its stored messages (system rows are
-/// left out: the current system prompt is used). Tool calls without a stored result get
-/// an "interrupted" result, so the history is always valid to send.
+/// Rebuilds an agent's conversation from its stored messages (system rows are left out:
+/// the current system prompt is used). Tool results are put in call order whatever order
+/// they were stored in; calls without a stored result get an "interrupted" result, so the
+/// history is always valid to send; compaction events replace what they summarised.
 pub(crate) fn conversation_from(messages: &[StoredMessage], agent_name: &str) -> Vec<ChatMessage> {
     let mut conversation = Vec::new();
+    // The open assistant turn: its call ids in order and the results seen so far.
     let mut open_calls: Vec<String> = Vec::new();
-    let close_open = |conversation: &mut Vec<ChatMessage>, open_calls: &mut Vec<String>| {
-        for tool_call_id in open_calls.drain(..) {
-            conversation.push(ChatMessage::Tool {
-                tool_call_id,
-                content: INTERRUPTED_RESULT.into(),
-            });
-        }
-    };
+    let mut results: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let close_open =
+        |conversation: &mut Vec<ChatMessage>,
+         open_calls: &mut Vec<String>,
+         results: &mut std::collections::HashMap<String, String>| {
+            for tool_call_id in open_calls.drain(..) {
+                let content = results
+                    .remove(&tool_call_id)
+                    .unwrap_or_else(|| INTERRUPTED_RESULT.into());
+                conversation.push(ChatMessage::Tool {
+                    tool_call_id,
+                    content,
+                });
+            }
+            results.clear();
+        };
     for message in messages
         .iter()
         .filter(|message| message.agent_name == agent_name)
     {
         match message.role {
-            MessageRole::System | MessageRole::Event => {}
+            MessageRole::System => {}
+            MessageRole::Event => {
+                if let Some((summary, keep_user_turns)) = compaction_of(message) {
+                    close_open(&mut conversation, &mut open_calls, &mut results);
+                    let tail = crate::compaction::tail_start(&conversation, keep_user_turns);
+                    let mut compacted = vec![ChatMessage::User {
+                        content: format!("{}{summary}", crate::compaction::SUMMARY_PREFIX),
+                    }];
+                    compacted.extend(conversation.drain(tail..));
+                    conversation = compacted;
+                }
+            }
             MessageRole::User => {
-                close_open(&mut conversation, &mut open_calls);
+                close_open(&mut conversation, &mut open_calls, &mut results);
                 conversation.push(ChatMessage::User {
                     content: message.content.clone(),
                 });
             }
             MessageRole::Assistant => {
-                close_open(&mut conversation, &mut open_calls);
+                close_open(&mut conversation, &mut open_calls, &mut results);
                 let tool_calls = stored_tool_calls(message);
                 open_calls = tool_calls.iter().map(|call| call.id.clone()).collect();
                 conversation.push(ChatMessage::Assistant {
@@ -44,23 +65,31 @@ pub(crate) fn conversation_from(messages: &[StoredMessage], agent_name: &str) ->
                 });
             }
             MessageRole::Tool => {
-                let Some(tool_call_id) = message.tool_call_id.clone() else {
-                    continue;
-                };
                 // A result whose call is not open (duplicated or orphaned) is dropped:
                 // providers reject tool messages that answer nothing.
-                if let Some(position) = open_calls.iter().position(|id| *id == tool_call_id) {
-                    open_calls.remove(position);
-                    conversation.push(ChatMessage::Tool {
-                        tool_call_id,
-                        content: message.content.clone(),
-                    });
+                if let Some(tool_call_id) = &message.tool_call_id
+                    && open_calls.contains(tool_call_id)
+                {
+                    results
+                        .entry(tool_call_id.clone())
+                        .or_insert_with(|| message.content.clone());
                 }
             }
         }
     }
-    close_open(&mut conversation, &mut open_calls);
+    close_open(&mut conversation, &mut open_calls, &mut results);
     conversation
+}
+
+/// The summary and kept turns of a stored compaction event.
+pub(crate) fn compaction_of(message: &StoredMessage) -> Option<(String, usize)> {
+    let compaction = message.metadata.get("compaction")?;
+    let summary = compaction.get("summary")?.as_str()?.to_string();
+    let keep = compaction
+        .get("keepUserTurns")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(2);
+    Some((summary, usize::try_from(keep).unwrap_or(2)))
 }
 
 pub(crate) fn stored_tool_calls(message: &StoredMessage) -> Vec<ToolCall> {
@@ -121,6 +150,53 @@ mod tests {
             raw_json: None,
             created_at: String::new(),
         }
+    }
+
+    #[test]
+    fn results_stored_out_of_order_are_sent_in_call_order_and_compaction_replaces_the_past() {
+        let calls = json!([{"id": "a", "name": "t", "arguments": "{}"}, {"id": "b", "name": "t", "arguments": "{}"}]);
+        let mut compaction = stored(7, MessageRole::Event, "", None, None);
+        compaction.metadata =
+            json!({"compaction": {"summary": "NGC 4258 is M 106.", "keepUserTurns": 1}});
+        let messages = vec![
+            stored(1, MessageRole::User, "q1", None, None),
+            stored(2, MessageRole::Assistant, "", Some(calls), None),
+            stored(3, MessageRole::Tool, "result b", None, Some("b")),
+            stored(4, MessageRole::Tool, "result a", None, Some("a")),
+            stored(5, MessageRole::Assistant, "done", None, None),
+            stored(6, MessageRole::User, "q2", None, None),
+        ];
+        let conversation = conversation_from(&messages, "main");
+        assert_eq!(
+            conversation[2],
+            ChatMessage::Tool {
+                tool_call_id: "a".into(),
+                content: "result a".into()
+            }
+        );
+        assert_eq!(
+            conversation[3],
+            ChatMessage::Tool {
+                tool_call_id: "b".into(),
+                content: "result b".into()
+            }
+        );
+        let mut with_compaction = messages.clone();
+        with_compaction.push(compaction);
+        let compacted = conversation_from(&with_compaction, "main");
+        assert_eq!(compacted.len(), 2);
+        assert_eq!(
+            compacted[0],
+            ChatMessage::User {
+                content: format!("{}NGC 4258 is M 106.", crate::compaction::SUMMARY_PREFIX)
+            }
+        );
+        assert_eq!(
+            compacted[1],
+            ChatMessage::User {
+                content: "q2".into()
+            }
+        );
     }
 
     #[test]

@@ -4,15 +4,20 @@
 //! [`EventSink`].
 
 pub mod bootstrap;
+pub mod compaction;
 pub mod config;
 pub mod events;
 pub mod executor;
 mod history;
+pub mod hooks;
+pub mod permissions;
+pub mod persist;
 pub mod prompt;
 pub mod replay;
 pub mod runtime;
 pub mod services;
 pub mod settings;
+pub mod test_tools;
 pub mod tool;
 pub mod tools;
 

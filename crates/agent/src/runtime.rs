@@ -1,18 +1,27 @@
 //! The ReAct loop: stream the model's answer, run the tools it calls, repeat until it
-//! answers without tools, `max_steps` is reached, or the run is cancelled.
+//! answers without tools, `max_steps` is reached, or the run is cancelled. Compaction
+//! runs between steps; every message is handed to the write-behind persister.
 
-use std::sync::Arc;
-use std::time::Instant;
+mod compact;
+mod step;
 
-use asterism_llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ModelEvent};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use asterism_llm::{ChatMessage, ChatModel, LlmError};
 use asterism_protocol::{AgentEvent, MAIN_AGENT, RunFinishReason, TokenUsage};
 use asterism_store::{MessageRole, MetricRow, StoreError};
-use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::executor::{ExecutionScope, assign_call_ids, execute_calls};
+use crate::compaction::{CircuitBreaker, CompactionRequest};
+use crate::executor::{DuplicateDetector, ExecutorShared, StepExecutor};
 use crate::history::{RowScope, conversation_from};
+use crate::hooks::{HookEvent, HookInput, HookRegistry};
+use crate::permissions::{PermissionBroker, PermissionChecker, PermissionMode, Rule, RuleDecision};
+use crate::persist::Persister;
 use crate::{AgentConfig, EventSink, Services, ToolContext, ToolRegistry};
+
+use step::StepOutcome;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,23 +45,30 @@ pub struct RunOutcome {
     pub answer: String,
 }
 
-/// The agent: a model, tools and services.
+/// The agent: a model, tools, services and the rules they run under.
 #[derive(Clone)]
 pub struct AgentRuntime {
     services: Arc<Services>,
     model: Arc<dyn ChatModel>,
     registry: Arc<ToolRegistry>,
     config: AgentConfig,
+    broker: Arc<PermissionBroker>,
+    mode: PermissionMode,
+    rules: Vec<Rule>,
+    hooks: HookRegistry,
+    /// Rules granted "for this session", by session id.
+    session_rules: Arc<Mutex<HashMap<String, Arc<Mutex<Vec<Rule>>>>>>,
+    /// Manual compaction flags, by session id.
+    compaction_requests: Arc<Mutex<HashMap<String, CompactionRequest>>>,
 }
 
-/// The model's answer for one step, or why there is none.
-enum StepOutcome {
-    Answer(ChatResponse, f64),
-    Failed {
-        error: LlmError,
-        thinking: String,
-        text: String,
-    },
+/// Everything one run carries around.
+pub(crate) struct Run<'a> {
+    pub rows: RowScope,
+    pub sink: &'a Arc<dyn EventSink>,
+    pub cancel: &'a CancellationToken,
+    pub persister: Persister,
+    pub enable_thinking: bool,
 }
 
 impl AgentRuntime {
@@ -62,12 +78,42 @@ impl AgentRuntime {
         registry: ToolRegistry,
         config: AgentConfig,
     ) -> Self {
+        let broker = PermissionBroker::new(config.permission_timeout, true);
         Self {
             services,
             model,
             registry: Arc::new(registry),
             config,
+            broker,
+            mode: PermissionMode::Default,
+            rules: Vec::new(),
+            hooks: HookRegistry::new(),
+            session_rules: Arc::default(),
+            compaction_requests: Arc::default(),
         }
+    }
+
+    /// Uses this broker for permission requests (the app and CLI keep it to answer).
+    pub fn with_broker(mut self, broker: Arc<PermissionBroker>) -> Self {
+        self.broker = broker;
+        self
+    }
+
+    pub fn with_permission_mode(mut self, mode: PermissionMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Adds rules on top of the stored ones (e.g. the CLI's `--allow TOOL`).
+    pub fn with_rules(mut self, rules: Vec<Rule>) -> Self {
+        self.rules.extend(rules);
+        self
+    }
+
+    /// Hooks registered in code, run before those of `hooks.json`.
+    pub fn with_hooks(mut self, hooks: HookRegistry) -> Self {
+        self.hooks = hooks;
+        self
     }
 
     pub fn services(&self) -> &Arc<Services> {
@@ -82,8 +128,31 @@ impl AgentRuntime {
         &self.registry
     }
 
+    pub fn broker(&self) -> &Arc<PermissionBroker> {
+        &self.broker
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The manual-compaction flag of a session (what `compress_context` sets).
+    pub fn compaction_request(&self, session_id: &str) -> CompactionRequest {
+        self.compaction_requests
+            .lock()
+            .map(|mut requests| requests.entry(session_id.to_string()).or_default().clone())
+            .unwrap_or_default()
+    }
+
+    fn session_rules(&self, session_id: &str) -> Arc<Mutex<Vec<Rule>>> {
+        self.session_rules
+            .lock()
+            .map(|mut rules| rules.entry(session_id.to_string()).or_default().clone())
+            .unwrap_or_default()
+    }
+
     /// Runs the agent on a question. Every event goes to `sink`; every message is stored
-    /// before the run returns. Storage failures end the run with an `Error` event.
+    /// before the run returns (write-behind, flushed at the end and on cancellation).
     pub async fn run(
         &self,
         request: RunRequest,
@@ -93,11 +162,17 @@ impl AgentRuntime {
         let session_id = request
             .session_id
             .clone()
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        let rows = RowScope {
-            session_id: session_id.clone(),
-            run_id: uuid::Uuid::new_v4().to_string(),
-            agent_name: MAIN_AGENT.to_string(),
+            .unwrap_or_else(crate::new_session_id);
+        let run = Run {
+            rows: RowScope {
+                session_id: session_id.clone(),
+                run_id: uuid::Uuid::new_v4().to_string(),
+                agent_name: MAIN_AGENT.to_string(),
+            },
+            sink: &sink,
+            cancel: &cancel,
+            persister: Persister::start(self.services.store.clone()),
+            enable_thinking: request.enable_thinking,
         };
         let mut outcome = RunOutcome {
             session_id: session_id.clone(),
@@ -107,18 +182,19 @@ impl AgentRuntime {
             error: None,
             answer: String::new(),
         };
-        if let Err(error) = self
-            .run_inner(&request, &rows, &sink, &cancel, &mut outcome)
-            .await
-        {
-            let message = format!("Storing the session failed: {error}");
-            sink.emit(AgentEvent::Error {
-                kind: "storage".into(),
-                message: message.clone(),
-                step: outcome.steps,
-            });
-            outcome.reason = RunFinishReason::Failed;
-            outcome.error = Some(message);
+        let hooks = self.load_hooks(&run);
+        if let Err(error) = self.run_inner(&request, &run, &hooks, &mut outcome).await {
+            self.fail_storage(&run, &mut outcome, error.to_string());
+        }
+        let (_, hook_errors) = hooks
+            .notify(HookInput::new(HookEvent::Stop, &session_id, MAIN_AGENT))
+            .await;
+        for error in hook_errors {
+            self.notice(&run, outcome.steps, "hook", error.to_string());
+        }
+        let errors = run.persister.flush().await;
+        if !errors.is_empty() {
+            self.fail_storage(&run, &mut outcome, errors.join("; "));
         }
         let finished = AgentEvent::RunFinished {
             session_id: session_id.clone(),
@@ -127,128 +203,246 @@ impl AgentRuntime {
             steps: outcome.steps,
             finished_at: asterism_store::now_rfc3339(),
         };
-        self.store_event(&rows, outcome.steps, &finished, None)
-            .await;
+        self.store_event(&run, outcome.steps, &finished, None);
         sink.emit(finished);
+        let _ = run.persister.flush().await;
+        if let Err(error) = self.services.store.touch_session(&session_id).await {
+            tracing::warn!(%error, "could not update the session time");
+        }
         outcome
+    }
+
+    fn fail_storage(&self, run: &Run<'_>, outcome: &mut RunOutcome, error: String) {
+        let message = format!("Storing the session failed: {error}");
+        run.sink.emit(AgentEvent::Error {
+            kind: "storage".into(),
+            message: message.clone(),
+            step: outcome.steps,
+        });
+        outcome.reason = RunFinishReason::Failed;
+        outcome.error = Some(message);
+    }
+
+    /// Code hooks plus those of `{data_dir}/hooks.json`; a broken file is reported and
+    /// ignored.
+    fn load_hooks(&self, run: &Run<'_>) -> HookRegistry {
+        let mut hooks = self.hooks.clone();
+        match HookRegistry::load(&self.services.data_dir.join("hooks.json")) {
+            Ok(user_hooks) => hooks.extend(user_hooks),
+            Err(error) => self.notice(
+                run,
+                0,
+                "hooks",
+                format!("Hooks disabled for this run: {error}"),
+            ),
+        }
+        hooks
+    }
+
+    /// Emits and stores a notice.
+    pub(crate) fn notice(&self, run: &Run<'_>, step: i32, kind: &str, message: String) {
+        let event = AgentEvent::Notice {
+            kind: kind.into(),
+            message,
+            step,
+        };
+        self.store_event(run, step, &event, None);
+        run.sink.emit(event);
+    }
+
+    async fn permission_checker(&self, run: &Run<'_>) -> PermissionChecker {
+        let mut rules = Vec::new();
+        match self.services.store.permission_rules().await {
+            Ok(stored) => {
+                for (text, decision) in stored {
+                    let decision = match decision.as_str() {
+                        "deny" => RuleDecision::Deny,
+                        "ask" => RuleDecision::Ask,
+                        _ => RuleDecision::Allow,
+                    };
+                    match Rule::parse(decision, &text) {
+                        Ok(rule) => rules.push(rule),
+                        Err(error) => self.notice(
+                            run,
+                            0,
+                            "permissions",
+                            format!("A stored permission rule is ignored: {error}"),
+                        ),
+                    }
+                }
+            }
+            Err(error) => self.notice(
+                run,
+                0,
+                "permissions",
+                format!("Stored permission rules could not be read: {error}"),
+            ),
+        }
+        rules.extend(self.rules.iter().cloned());
+        PermissionChecker::with_session_rules(
+            self.mode,
+            rules,
+            self.session_rules(&run.rows.session_id),
+        )
     }
 
     async fn run_inner(
         &self,
         request: &RunRequest,
-        rows: &RowScope,
-        sink: &Arc<dyn EventSink>,
-        cancel: &CancellationToken,
+        run: &Run<'_>,
+        hooks: &HookRegistry,
         outcome: &mut RunOutcome,
     ) -> Result<(), StoreError> {
         let store = &self.services.store;
+        let rows = &run.rows;
         let question = request.question.trim().to_string();
+        let is_new = store.session(&rows.session_id).await.is_err();
         store
             .ensure_session(&rows.session_id, &question, self.model.model_name())
             .await?;
+        if is_new {
+            let (_, errors) = hooks
+                .notify(HookInput::new(
+                    HookEvent::SessionStart,
+                    &rows.session_id,
+                    MAIN_AGENT,
+                ))
+                .await;
+            for error in errors {
+                self.notice(run, 0, "hook", error.to_string());
+            }
+        }
         let previous = store.messages(&rows.session_id).await?;
         let mut conversation = conversation_from(&previous, &rows.agent_name);
         let system =
             crate::prompt::system_prompt(&chrono::Utc::now().format("%Y-%m-%d").to_string());
-
-        let mut first_rows = Vec::new();
         if previous.is_empty() {
-            first_rows.push(rows.row(0, MessageRole::System, system.clone()));
+            run.persister
+                .messages(vec![rows.row(0, MessageRole::System, system.clone())]);
         }
         let mut user_row = rows.row(0, MessageRole::User, question.clone());
         user_row.metadata = serde_json::json!({"model": self.model.model_name(), "enableThinking": request.enable_thinking});
-        first_rows.push(user_row);
-        store.append_messages(&first_rows).await?;
-        conversation.push(ChatMessage::User {
-            content: question.clone(),
-        });
-        sink.emit(AgentEvent::RunStarted {
+        run.persister.messages(vec![user_row]);
+        run.sink.emit(AgentEvent::RunStarted {
             run_id: rows.run_id.clone(),
             session_id: rows.session_id.clone(),
-            question,
+            question: question.clone(),
             model: self.model.model_name().to_string(),
             started_at: asterism_store::now_rfc3339(),
         });
-
-        let tool_context = ToolContext {
-            services: self.services.clone(),
-            session_id: rows.session_id.clone(),
-            run_id: rows.run_id.clone(),
-            agent_name: rows.agent_name.clone(),
-            tool_call_id: String::new(),
-            silent: false,
-            enable_thinking: request.enable_thinking,
-            cancel: cancel.clone(),
-            events: sink.clone(),
+        let prompt_input = HookInput {
+            prompt: Some(question.clone()),
+            ..HookInput::new(HookEvent::UserPromptSubmit, &rows.session_id, MAIN_AGENT)
         };
+        let (blocked, errors) = hooks.notify(prompt_input).await;
+        for error in errors {
+            self.notice(run, 0, "hook", error.to_string());
+        }
+        if let Some(reason) = blocked {
+            let event = AgentEvent::Error {
+                kind: "hook".into(),
+                message: format!("A hook blocked this question: {reason}"),
+                step: 0,
+            };
+            self.store_event(run, 0, &event, None);
+            run.sink.emit(event);
+            outcome.error = Some(reason);
+            return Ok(());
+        }
+        conversation.push(ChatMessage::User { content: question });
 
-        for step in 1..=i32::try_from(self.config.max_steps).unwrap_or(i32::MAX) {
+        let compaction = self.compaction_request(&rows.session_id);
+        let shared = Arc::new(ExecutorShared {
+            registry: self.registry.clone(),
+            config: self.config.clone(),
+            permissions: Arc::new(self.permission_checker(run).await),
+            broker: self.broker.clone(),
+            hooks: Arc::new(hooks.clone()),
+            persister: run.persister.clone(),
+            context: ToolContext {
+                services: self.services.clone(),
+                session_id: rows.session_id.clone(),
+                run_id: rows.run_id.clone(),
+                agent_name: rows.agent_name.clone(),
+                tool_call_id: String::new(),
+                silent: false,
+                enable_thinking: request.enable_thinking,
+                cancel: run.cancel.clone(),
+                events: run.sink.clone(),
+                compaction: compaction.clone(),
+            },
+            duplicates: Mutex::new(DuplicateDetector::default()),
+        });
+        let mut breaker = CircuitBreaker::new(self.config.compaction.breaker_threshold);
+        let mut context_retry_used = false;
+        let max_steps = i32::try_from(self.config.max_steps).unwrap_or(i32::MAX);
+        let mut step = 1;
+        while step <= max_steps {
             outcome.steps = step;
-            if cancel.is_cancelled() {
-                // Cancelled while tools ran: reported as a cancelled model call is.
-                let event = AgentEvent::Error {
-                    kind: "cancelled".into(),
-                    message: "The run was cancelled.".into(),
-                    step,
-                };
-                self.store_event(rows, step, &event, None).await;
-                sink.emit(event);
-                outcome.reason = RunFinishReason::Cancelled;
+            if run.cancel.is_cancelled() {
+                self.end_cancelled(run, step, outcome);
                 return Ok(());
             }
-            let mut messages = Vec::with_capacity(conversation.len() + 1);
-            messages.push(ChatMessage::System {
-                content: system.clone(),
-            });
-            messages.extend(conversation.iter().cloned());
-            let chat_request = ChatRequest {
-                messages,
-                tools: self.registry.definitions(),
-                enable_thinking: request.enable_thinking,
-                model: None,
-            };
-            let (response, latency_ms) = match self
-                .stream_step(chat_request, step, sink.as_ref(), cancel)
+            let manual = compaction.take();
+            self.compact_if_needed(run, step, &system, &mut conversation, manual, &mut breaker)
+                .await;
+            let mut executor = StepExecutor::new(shared.clone(), step);
+            let response = match self
+                .stream_step(run, step, &system, &conversation, &mut executor)
                 .await
             {
                 StepOutcome::Answer(response, latency_ms) => (response, latency_ms),
+                StepOutcome::Failed {
+                    error: LlmError::ContextLengthExceeded(message),
+                    ..
+                } if !context_retry_used => {
+                    context_retry_used = true;
+                    self.notice(
+                        run,
+                        step,
+                        "compaction",
+                        format!(
+                            "The model's context is full ({message}); compacting and retrying once."
+                        ),
+                    );
+                    self.compact_if_needed(
+                        run,
+                        step,
+                        &system,
+                        &mut conversation,
+                        true,
+                        &mut breaker,
+                    )
+                    .await;
+                    // Calls started before the failure are finished and discarded.
+                    let _ = executor.finish().await;
+                    continue;
+                }
                 StepOutcome::Failed {
                     error,
                     thinking,
                     text,
                 } => {
-                    let cancelled = matches!(error, LlmError::Cancelled);
-                    let event = AgentEvent::Error {
-                        kind: error.kind().to_string(),
-                        message: if cancelled {
-                            "The run was cancelled.".into()
-                        } else {
-                            error.to_string()
-                        },
-                        step,
-                    };
-                    self.store_event(rows, step, &event, Some((thinking, text)))
-                        .await;
-                    sink.emit(event);
-                    outcome.reason = if cancelled {
-                        RunFinishReason::Cancelled
-                    } else {
-                        RunFinishReason::Failed
-                    };
-                    outcome.error = (!cancelled).then(|| error.to_string());
+                    let _ = executor.finish().await;
+                    self.end_failed(run, step, error, thinking, text, outcome);
                     return Ok(());
                 }
             };
-            let mut response = response;
-            assign_call_ids(&mut response.tool_calls);
+            let (mut response, latency_ms) = response;
             let usage = response.usage.unwrap_or_default();
             outcome.usage.add(usage);
-            sink.emit(AgentEvent::Usage {
+            run.sink.emit(AgentEvent::Usage {
                 step,
                 usage,
                 model: response.model.clone(),
                 latency_ms,
             });
+            executor.start_remaining(&response.tool_calls);
+            response.tool_calls = executor.calls();
+            let assistant_message = ChatMessage::Assistant {
+                content: (!response.text.is_empty()).then(|| response.text.clone()),
+                tool_calls: response.tool_calls.clone(),
+            };
             let mut assistant = rows.row(step, MessageRole::Assistant, response.text.clone());
             assistant.tool_calls = (!response.tool_calls.is_empty())
                 .then(|| serde_json::to_value(&response.tool_calls).unwrap_or_default());
@@ -259,64 +453,61 @@ impl AgentRuntime {
                 "usage": usage,
                 "latencyMs": latency_ms,
             });
-            let assistant_message = ChatMessage::Assistant {
-                content: (!response.text.is_empty()).then(|| response.text.clone()),
-                tool_calls: response.tool_calls.clone(),
-            };
             assistant.raw_json = serde_json::to_value(&assistant_message).ok();
-            store.append_messages(&[assistant]).await?;
-            store
-                .append_metrics(&[MetricRow {
-                    session_id: rows.session_id.clone(),
-                    run_id: rows.run_id.clone(),
-                    step,
-                    agent_name: rows.agent_name.clone(),
-                    kind: "model".into(),
-                    name: response.model.clone(),
-                    prompt_tokens: usage.prompt_tokens,
-                    completion_tokens: usage.completion_tokens,
-                    duration_ms: latency_ms,
-                }])
-                .await?;
+            run.persister.messages(vec![assistant]);
+            run.persister.metrics(vec![MetricRow {
+                session_id: rows.session_id.clone(),
+                run_id: rows.run_id.clone(),
+                step,
+                agent_name: rows.agent_name.clone(),
+                kind: "model".into(),
+                name: response.model.clone(),
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+                duration_ms: latency_ms,
+            }]);
             if !response.text.is_empty() {
                 outcome.answer = response.text.clone();
             }
+            conversation.push(assistant_message);
             if response.tool_calls.is_empty() {
                 outcome.reason = RunFinishReason::Completed;
                 return Ok(());
             }
-            let results = execute_calls(
-                &response.tool_calls,
-                ExecutionScope {
-                    registry: &self.registry,
-                    config: &self.config,
-                    context: &tool_context,
-                    step,
-                },
-            )
-            .await;
-            conversation.push(assistant_message);
-            let mut tool_rows = Vec::with_capacity(results.len());
+            let results = executor.finish().await;
+            // Stored in the order they finished (as the timeline showed them); sent in
+            // call order.
+            let mut by_finish: Vec<&crate::executor::CallResult> = results.iter().collect();
+            by_finish.sort_by_key(|result| result.finished_at);
+            run.persister.messages(
+                by_finish
+                    .iter()
+                    .map(|result| {
+                        let mut row =
+                            rows.row(step, MessageRole::Tool, result.output.content.clone());
+                        row.tool_call_id = Some(result.tool_call_id.clone());
+                        row.metadata = serde_json::json!({
+                            "name": result.name,
+                            "arguments": result.arguments,
+                            "isError": result.output.is_error,
+                            "metadata": result.output.metadata,
+                            "durationMs": result.duration.as_secs_f64() * 1000.0,
+                            "outcome": result.outcome,
+                            "decision": result.decision,
+                        });
+                        row
+                    })
+                    .collect(),
+            );
             for result in &results {
-                let mut row = rows.row(step, MessageRole::Tool, result.output.content.clone());
-                row.tool_call_id = Some(result.tool_call_id.clone());
-                row.metadata = serde_json::json!({
-                    "name": result.name,
-                    "arguments": result.arguments,
-                    "isError": result.output.is_error,
-                    "metadata": result.output.metadata,
-                    "durationMs": result.duration.as_secs_f64() * 1000.0,
-                    "outcome": result.outcome,
-                });
-                tool_rows.push(row);
                 conversation.push(ChatMessage::Tool {
                     tool_call_id: result.tool_call_id.clone(),
                     content: result.output.content.clone(),
                 });
             }
-            store.append_messages(&tool_rows).await?;
-            store.touch_session(&rows.session_id).await?;
+            step += 1;
         }
+        outcome.steps = max_steps;
         outcome.reason = RunFinishReason::MaxSteps;
         let event = AgentEvent::Error {
             kind: "maxSteps".into(),
@@ -326,85 +517,78 @@ impl AgentRuntime {
             ),
             step: outcome.steps,
         };
-        self.store_event(rows, outcome.steps, &event, None).await;
-        sink.emit(event);
+        self.store_event(run, outcome.steps, &event, None);
+        run.sink.emit(event);
         Ok(())
     }
 
-    /// Streams one model call, forwarding thinking and text as they arrive.
-    async fn stream_step(
-        &self,
-        request: ChatRequest,
-        step: i32,
-        sink: &dyn EventSink,
-        cancel: &CancellationToken,
-    ) -> StepOutcome {
-        let started = Instant::now();
-        let mut thinking = String::new();
-        let mut text = String::new();
-        let mut stream = match self.model.stream(request, cancel.clone()).await {
-            Ok(stream) => stream,
-            Err(error) => {
-                return StepOutcome::Failed {
-                    error,
-                    thinking,
-                    text,
-                };
-            }
+    fn end_cancelled(&self, run: &Run<'_>, step: i32, outcome: &mut RunOutcome) {
+        let event = AgentEvent::Error {
+            kind: "cancelled".into(),
+            message: "The run was cancelled.".into(),
+            step,
         };
-        while let Some(item) = stream.next().await {
-            match item {
-                Ok(ModelEvent::Thinking(delta)) => {
-                    thinking.push_str(&delta);
-                    sink.emit(AgentEvent::Thinking {
-                        delta,
-                        step,
-                        agent_name: MAIN_AGENT.into(),
-                    });
-                }
-                Ok(ModelEvent::Text(delta)) => {
-                    text.push_str(&delta);
-                    sink.emit(AgentEvent::TextDelta {
-                        delta,
-                        step,
-                        agent_name: MAIN_AGENT.into(),
-                    });
-                }
-                Ok(ModelEvent::ToolCallReady(_)) => {}
-                Ok(ModelEvent::Completed(response)) => {
-                    return StepOutcome::Answer(response, started.elapsed().as_secs_f64() * 1000.0);
-                }
-                Err(error) => {
-                    return StepOutcome::Failed {
-                        error,
-                        thinking,
-                        text,
-                    };
-                }
-            }
-        }
-        StepOutcome::Failed {
-            error: LlmError::BadResponse("the model stream ended without an answer".into()),
-            thinking,
-            text,
-        }
+        self.store_event(run, step, &event, None);
+        run.sink.emit(event);
+        outcome.reason = RunFinishReason::Cancelled;
     }
 
-    /// Stores an event row (errors, run ends) so replay shows it; what was streamed
-    /// before a failure is kept with it.
-    async fn store_event(
+    fn end_failed(
         &self,
-        rows: &RowScope,
+        run: &Run<'_>,
+        step: i32,
+        error: LlmError,
+        thinking: String,
+        text: String,
+        outcome: &mut RunOutcome,
+    ) {
+        let cancelled = matches!(error, LlmError::Cancelled);
+        let event = AgentEvent::Error {
+            kind: error.kind().to_string(),
+            message: if cancelled {
+                "The run was cancelled.".into()
+            } else {
+                error.to_string()
+            },
+            step,
+        };
+        self.store_event(run, step, &event, Some((thinking, text)));
+        run.sink.emit(event);
+        outcome.reason = if cancelled {
+            RunFinishReason::Cancelled
+        } else {
+            RunFinishReason::Failed
+        };
+        outcome.error = (!cancelled).then(|| error.to_string());
+    }
+
+    /// Stores an event row (errors, notices, run ends) so replay shows it; what was
+    /// streamed before a failure is kept with it.
+    pub(crate) fn store_event(
+        &self,
+        run: &Run<'_>,
         step: i32,
         event: &AgentEvent,
         partial: Option<(String, String)>,
     ) {
-        let mut row = rows.row(step, MessageRole::Event, String::new());
+        self.store_event_with(run, step, event, partial, None);
+    }
+
+    pub(crate) fn store_event_with(
+        &self,
+        run: &Run<'_>,
+        step: i32,
+        event: &AgentEvent,
+        partial: Option<(String, String)>,
+        extra: Option<(&str, serde_json::Value)>,
+    ) {
+        let mut row = run.rows.row(step, MessageRole::Event, String::new());
         let (thinking, text) = partial.unwrap_or_default();
         row.metadata =
             serde_json::json!({"event": event, "partialThinking": thinking, "partialText": text});
-        if let Err(error) = self.services.store.append_messages(&[row]).await {
-            tracing::warn!(%error, "could not store a timeline event");
+        if let (Some((key, value)), Some(object)) = (extra, row.metadata.as_object_mut()) {
+            object.insert(key.to_string(), value);
         }
+        run.persister.messages(vec![row]);
     }
 }

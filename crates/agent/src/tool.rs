@@ -98,6 +98,8 @@ pub struct ToolContext {
     pub enable_thinking: bool,
     pub cancel: CancellationToken,
     pub events: Arc<dyn EventSink>,
+    /// Set to ask for compaction before the next model call (`compress_context`).
+    pub compaction: crate::compaction::CompactionRequest,
 }
 
 /// The tool contract of the seed: name, description, JSON Schema, execution and flags.
@@ -122,6 +124,19 @@ pub trait AgentTool: Send + Sync {
     }
     fn causes_sibling_abort(&self) -> bool {
         false
+    }
+    /// What the call does, for the permission mode: reads by default when the tool is
+    /// concurrency-safe, writes otherwise.
+    fn effect(&self, arguments: &serde_json::Value) -> crate::permissions::ToolEffect {
+        if self.is_concurrency_safe(arguments) {
+            crate::permissions::ToolEffect::Read
+        } else {
+            crate::permissions::ToolEffect::Write
+        }
+    }
+    /// The string permission patterns without a field name match (a command, a path).
+    fn permission_subject(&self, _arguments: &serde_json::Value) -> Option<String> {
+        None
     }
     async fn execute_with_progress(
         &self,

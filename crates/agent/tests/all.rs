@@ -5,6 +5,11 @@
 
 mod suite {
     mod common;
+    mod compaction;
+    mod executor;
     mod failures;
+    mod hooks;
+    mod permissions;
     mod query_target;
+    mod resilience;
 }

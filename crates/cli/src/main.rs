@@ -1,6 +1,7 @@
 //! `asterism`: the Asterism research agent, headless.
 
 mod doctor;
+mod prompt;
 mod render;
 mod sessions;
 
@@ -9,8 +10,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
+use std::time::Duration;
+
+use asterism_agent::permissions::{PermissionBroker, PermissionMode, Rule, RuleDecision};
 use asterism_agent::{FnSink, RunRequest, Settings, bootstrap};
-use asterism_protocol::RunFinishReason;
+use asterism_protocol::{AgentEvent, RunFinishReason};
 use clap::{Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
@@ -43,6 +47,13 @@ enum Command {
         /// Model calls before the run stops (default ASTERISM_MAX_STEPS).
         #[arg(long)]
         max_steps: Option<u32>,
+        /// Let a tool run without asking, e.g. `--allow run_bash` or
+        /// `--allow "run_bash(git status*)"`. Repeatable.
+        #[arg(long = "allow", value_name = "RULE")]
+        allow: Vec<String>,
+        /// default (ask before writes and commands), read-only, accept-edits or bypass.
+        #[arg(long, default_value = "default", value_parser = parse_mode)]
+        permission_mode: PermissionMode,
     },
     /// Stored sessions: list, show or replay them (offline).
     Sessions {
@@ -58,6 +69,12 @@ enum Command {
     },
     /// Check the configuration, the database and which services answer.
     Doctor,
+}
+
+fn parse_mode(text: &str) -> Result<PermissionMode, String> {
+    PermissionMode::parse(text).ok_or_else(|| {
+        format!("unknown permission mode {text:?}: use default, read-only, accept-edits or bypass")
+    })
 }
 
 fn main() -> ExitCode {
@@ -98,19 +115,25 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             thinking,
             max_steps,
+            allow,
+            permission_mode,
         } => {
             if let Some(max_steps) = max_steps {
                 anyhow::ensure!(max_steps > 0, "--max-steps must be at least 1");
                 settings.max_steps = max_steps;
             }
-            ask(
-                &settings,
-                question,
+            let rules = allow
+                .iter()
+                .map(|rule| Rule::parse(RuleDecision::Allow, rule))
+                .collect::<Result<Vec<_>, _>>()?;
+            let options = AskOptions {
                 session,
                 json,
-                thinking || settings.enable_thinking,
-            )
-            .await
+                thinking: thinking || settings.enable_thinking,
+                rules,
+                mode: permission_mode,
+            };
+            ask(&settings, question, options).await
         }
         Command::Sessions { command } => sessions::run(&settings, command).await,
         Command::Target { name, json } => target(&settings, &name, json).await,
@@ -118,13 +141,26 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-async fn ask(
-    settings: &Settings,
-    question: String,
+struct AskOptions {
     session: Option<String>,
     json: bool,
     thinking: bool,
+    rules: Vec<Rule>,
+    mode: PermissionMode,
+}
+
+async fn ask(
+    settings: &Settings,
+    question: String,
+    options: AskOptions,
 ) -> anyhow::Result<ExitCode> {
+    let AskOptions {
+        session,
+        json,
+        thinking,
+        rules,
+        mode,
+    } = options;
     anyhow::ensure!(!question.trim().is_empty(), "the question is empty");
     let services = bootstrap::open_services(settings).await?;
     if let Some(session) = &session {
@@ -134,7 +170,16 @@ async fn ask(
             .await
             .with_context(|| format!("cannot continue session {session}"))?;
     }
-    let runtime = bootstrap::runtime(settings, services)?;
+    // Permission questions are asked on the terminal; without one, asking means no
+    // (unless --allow covers the call).
+    let interactive = std::io::stdin().is_terminal();
+    let broker = PermissionBroker::new(Duration::from_secs(300), interactive);
+    let runtime = bootstrap::runtime(settings, services)?
+        .with_broker(broker.clone())
+        .with_rules(rules)
+        .with_permission_mode(mode);
+    let (requests, prompts) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(prompt::answer_permission_requests(prompts, broker));
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
@@ -144,7 +189,12 @@ async fn ask(
         }
     });
     let printer = render::Printer::new(json, thinking, std::io::stdout().is_terminal());
-    let sink = Arc::new(FnSink(move |event| printer.print(&event)));
+    let sink = Arc::new(FnSink(move |event: AgentEvent| {
+        printer.print(&event);
+        if let AgentEvent::PermissionRequest { .. } = &event {
+            let _ = requests.send(event);
+        }
+    }));
     let outcome = runtime
         .run(
             RunRequest {

@@ -133,10 +133,14 @@ impl Printer {
             AgentEvent::SubagentFinished { agent_name, .. } => {
                 let _ = writeln!(out, "{} {agent_name} finished", self.paint("35", "◂"));
             }
+            AgentEvent::Notice { message, .. } => {
+                let _ = writeln!(out, "{}", self.paint("33", &format!("  note: {message}")));
+            }
             AgentEvent::Compacted {
                 kind,
                 tokens_before,
                 tokens_after,
+                ..
             } => {
                 let _ = writeln!(
                     out,

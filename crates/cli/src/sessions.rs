@@ -104,5 +104,6 @@ fn print_item(item: &TimelineItem) {
             }
         }
         TimelineItem::Error { message, .. } => println!("error: {message}"),
+        TimelineItem::Notice { message, .. } => println!("  note: {message}"),
     }
 }

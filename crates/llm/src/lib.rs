@@ -8,6 +8,7 @@
 mod accumulate;
 mod client;
 mod error;
+mod resilient;
 mod types;
 
 pub use accumulate::StreamAccumulator;
@@ -15,6 +16,7 @@ pub use client::{
     ChatModel, ModelEventStream, OpenAiClient, OpenAiConfig, supports_enable_thinking,
 };
 pub use error::LlmError;
+pub use resilient::{ResilientModel, RetryPolicy};
 pub use types::{
     ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelEvent, ToolCall, ToolDefinition,
 };

@@ -153,6 +153,9 @@ pub enum ModelEvent {
     /// A tool call whose arguments are complete (the model moved on to the next call or
     /// finished). Lets an executor start it before the stream ends.
     ToolCallReady(ToolCall),
+    /// Something the user should know about the call itself (a retry, a switch to the
+    /// fallback model), not part of the answer.
+    Notice(String),
     /// The stream ended normally; the whole answer.
     Completed(ChatResponse),
 }

@@ -117,6 +117,7 @@ pub enum AgentEvent {
         kind: String,
         tokens_before: i32,
         tokens_after: i32,
+        step: i32,
     },
     /// Token usage of one model call.
     Usage {
@@ -133,6 +134,14 @@ pub enum AgentEvent {
     TodoUpdated {
         #[specta(type = crate::JsonValue)]
         todos: serde_json::Value,
+    },
+    /// Something the user should know that is not an error of the run: a model retry,
+    /// the switch to the fallback model, a hook that failed, a compaction. `kind` is
+    /// machine-readable (`retry`, `fallback`, `hook`, `compaction`, `hooks`).
+    Notice {
+        kind: String,
+        message: String,
+        step: i32,
     },
     /// Something went wrong. `kind` is machine-readable (`model`, `network`, `tool`,
     /// `cancelled`, …); `message` is for people.
@@ -168,6 +177,7 @@ impl AgentEvent {
             AgentEvent::SubagentStarted { .. } => "SubagentStarted",
             AgentEvent::SubagentFinished { .. } => "SubagentFinished",
             AgentEvent::TodoUpdated { .. } => "TodoUpdated",
+            AgentEvent::Notice { .. } => "Notice",
             AgentEvent::Error { .. } => "Error",
             AgentEvent::RunFinished { .. } => "RunFinished",
         }

@@ -51,6 +51,13 @@ pub enum TimelineItem {
         metadata: serde_json::Value,
         duration_ms: f64,
     },
+    /// A notice: a retry, a fallback model, a compaction marker, a hook problem.
+    Notice {
+        id: String,
+        step: i32,
+        notice_kind: String,
+        message: String,
+    },
     /// An error that ended or interrupted the run.
     Error {
         id: String,
@@ -211,10 +218,38 @@ impl Timeline {
                     message: message.clone(),
                 });
             }
+            AgentEvent::Notice {
+                kind,
+                message,
+                step,
+            } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::Notice {
+                    id,
+                    step: *step,
+                    notice_kind: kind.clone(),
+                    message: message.clone(),
+                });
+            }
+            AgentEvent::Compacted {
+                kind,
+                tokens_before,
+                tokens_after,
+                step,
+            } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::Notice {
+                    id,
+                    step: *step,
+                    notice_kind: "compaction".into(),
+                    message: format!(
+                        "Context compacted ({kind}): about {tokens_before} → {tokens_after} tokens"
+                    ),
+                });
+            }
             AgentEvent::ToolProgress { .. }
             | AgentEvent::PermissionRequest { .. }
             | AgentEvent::AskUser { .. }
-            | AgentEvent::Compacted { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::SubagentStarted { .. }
             | AgentEvent::SubagentFinished { .. }
@@ -282,6 +317,17 @@ mod tests {
                 step: 2,
                 agent_name: main(),
             },
+            AgentEvent::Notice {
+                kind: "retry".into(),
+                message: "The model m failed (HTTP 503); retry 1 of 3 in 0.5 s".into(),
+                step: 3,
+            },
+            AgentEvent::Compacted {
+                kind: "auto".into(),
+                tokens_before: 120_000,
+                tokens_after: 9_000,
+                step: 3,
+            },
             AgentEvent::Error {
                 kind: "network".into(),
                 message: "the model stream broke mid-way".into(),
@@ -318,6 +364,8 @@ mod tests {
                 "tool-call",
                 "tool-result",
                 "text",
+                "notice",
+                "notice",
                 "error"
             ]
         );

@@ -56,3 +56,14 @@ impl Store {
         Ok(count.0)
     }
 }
+
+impl Store {
+    /// (decision, outcome) of every audit row, oldest first.
+    pub async fn audit_decisions(&self) -> Result<Vec<(String, String)>> {
+        Ok(
+            sqlx::query_as("SELECT decision, outcome FROM agent_audit_log ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+}

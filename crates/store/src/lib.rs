@@ -7,6 +7,7 @@ mod audit;
 mod messages;
 mod metrics;
 mod migrate;
+mod permissions;
 mod sessions;
 mod targets;
 mod vec;

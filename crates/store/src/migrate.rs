@@ -3,8 +3,14 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 
 /// The migrations in `migrations/`, embedded at compile time: (version, description, SQL).
 /// A test checks that every file in the folder is listed here.
-pub(crate) const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "init", include_str!("../../../migrations/0001_init.sql"))];
+pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "init", include_str!("../../../migrations/0001_init.sql")),
+    (
+        2,
+        "permissions_and_compaction",
+        include_str!("../../../migrations/0002_permissions_and_compaction.sql"),
+    ),
+];
 
 pub(crate) fn migrator() -> Migrator {
     Migrator::with_migrations(

@@ -44,7 +44,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores the compaction summary of a session.
+    /// Stores the latest compaction summary of a session (shown in the history; the
+    /// conversation itself is rebuilt from the compaction event rows).
     pub async fn set_session_summary(&self, id: &str, summary: &str) -> Result<()> {
         sqlx::query("UPDATE agent_sessions SET summary = ? WHERE id = ?")
             .bind(summary)

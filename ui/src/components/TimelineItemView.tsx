@@ -43,6 +43,12 @@ function renderBody(item: TimelineItem, live: boolean) {
           durationMs={item.durationMs}
         />
       );
+    case "notice":
+      return (
+        <div role="status" className="notice-item">
+          <span className="notice-kind">{item.noticeKind}</span> {item.message}
+        </div>
+      );
     case "error":
       return (
         <div role="alert" className="error-item">

@@ -62,6 +62,22 @@ export function applyEvent(items: TimelineItem[], event: AgentEvent): TimelineIt
         ...items,
         { kind: "error", id, step: event.step, errorKind: event.kind, message: event.message },
       ];
+    case "Notice":
+      return [
+        ...items,
+        { kind: "notice", id, step: event.step, noticeKind: event.kind, message: event.message },
+      ];
+    case "Compacted":
+      return [
+        ...items,
+        {
+          kind: "notice",
+          id,
+          step: event.step,
+          noticeKind: "compaction",
+          message: `Context compacted (${event.kind}): about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
+        },
+      ];
     default:
       return items;
   }

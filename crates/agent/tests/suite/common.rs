@@ -5,7 +5,7 @@ use asterism_agent::{
     AgentConfig, AgentRuntime, CollectingSink, RunOutcome, RunRequest, Services, ToolRegistry,
 };
 use asterism_library::{SesameClient, TargetService};
-use asterism_llm::{OpenAiClient, OpenAiConfig};
+use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_protocol::AgentEvent;
 use asterism_store::Store;
 use asterism_testkit::{FixtureServer, MockLlm, Script, ScriptedToolCall, Turn, sesame_routes};
@@ -81,7 +81,18 @@ impl Harness {
         let mut model_config =
             OpenAiConfig::new(mock.base_url(), Some("test-key".into()), "scripted-model");
         model_config.idle_timeout = Duration::from_secs(2);
-        let model = Arc::new(OpenAiClient::new(model_config).unwrap());
+        let client: Arc<dyn ChatModel> = Arc::new(OpenAiClient::new(model_config).unwrap());
+        let fast = RetryPolicy {
+            max_retries: 2,
+            min_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(50),
+            max_retry_after: Duration::from_secs(5),
+        };
+        let model = Arc::new(ResilientModel::new(
+            client,
+            Some("fallback-model".into()),
+            fast,
+        ));
         let runtime = AgentRuntime::new(services, model, registry, config);
         Self {
             _dir: dir,
@@ -118,6 +129,13 @@ impl Harness {
             .run(request, Arc::new(sink.clone()), cancel)
             .await;
         (outcome, sink.events())
+    }
+}
+
+/// The data directory of the harness (for hooks.json and tool-results).
+impl Harness {
+    pub fn data_dir(&self) -> &std::path::Path {
+        self._dir.path()
     }
 }
 

@@ -1,0 +1,293 @@
+//! Keeping the conversation inside the model's context window. Compaction changes what
+//! is sent, never what is stored.
+//!
+//! - micro: tool outputs older than the most recent `keep_tool_outputs` are replaced by
+//!   a placeholder (the call/result pairs stay, so the history stays valid);
+//! - auto: when the estimate passes the soft limit, the model summarises the older
+//!   turns; the summary is stored in `agent_sessions.summary` and the conversation
+//!   becomes summary + recent turns;
+//! - manual: a flag (set by the `compress_context` tool) that the next step honours,
+//!   whatever the size and even when the circuit breaker is open;
+//! - a circuit breaker stops auto compaction after repeated failures.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use asterism_llm::{ChatMessage, ChatModel, ChatRequest, LlmError, ModelEvent};
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+/// The text that replaces an old tool output.
+pub const CLEARED_TOOL_OUTPUT: &str =
+    "[older tool output cleared to save context; call the tool again if you need it]";
+
+/// The first user message of a compacted conversation starts with this.
+pub const SUMMARY_PREFIX: &str = "[Summary of the earlier part of this session]\n";
+
+/// Limits of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionConfig {
+    /// Estimated tokens past which auto compaction runs.
+    pub soft_limit_tokens: usize,
+    /// Tool outputs kept verbatim by micro compaction.
+    pub keep_tool_outputs: usize,
+    /// User turns kept verbatim after a summary.
+    pub keep_user_turns: usize,
+    /// Consecutive auto-compaction failures before it stops trying.
+    pub breaker_threshold: u32,
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self {
+            soft_limit_tokens: 96_000,
+            keep_tool_outputs: 8,
+            keep_user_turns: 2,
+            breaker_threshold: 3,
+        }
+    }
+}
+
+/// A rough token count: about four characters a token, plus a little per message.
+pub fn estimate_tokens(messages: &[ChatMessage]) -> usize {
+    messages
+        .iter()
+        .map(|message| {
+            let chars = match message {
+                ChatMessage::System { content }
+                | ChatMessage::User { content }
+                | ChatMessage::Tool { content, .. } => content.len(),
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                } => {
+                    content.as_ref().map_or(0, String::len)
+                        + tool_calls
+                            .iter()
+                            .map(|call| call.name.len() + call.arguments.len() + 16)
+                            .sum::<usize>()
+                }
+            };
+            chars / 4 + 4
+        })
+        .sum()
+}
+
+/// Clears all but the last `keep` tool outputs. Returns how many were cleared.
+pub fn micro_compact(messages: &mut [ChatMessage], keep: usize) -> usize {
+    let tool_positions: Vec<usize> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, message)| matches!(message, ChatMessage::Tool { content, .. } if content != CLEARED_TOOL_OUTPUT))
+        .map(|(index, _)| index)
+        .collect();
+    let clear = tool_positions.len().saturating_sub(keep);
+    for &index in &tool_positions[..clear] {
+        if let ChatMessage::Tool { content, .. } = &mut messages[index] {
+            *content = CLEARED_TOOL_OUTPUT.to_string();
+        }
+    }
+    clear
+}
+
+/// Where the kept tail starts: the `keep_user_turns`-th last user message, so no
+/// tool result is separated from its call.
+pub fn tail_start(messages: &[ChatMessage], keep_user_turns: usize) -> usize {
+    let users: Vec<usize> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, message)| matches!(message, ChatMessage::User { .. }))
+        .map(|(index, _)| index)
+        .collect();
+    if users.len() <= keep_user_turns {
+        return 0;
+    }
+    users[users.len() - keep_user_turns.max(1)]
+}
+
+/// Asks the model to summarise `messages` (no tools). Returns the summary text.
+pub async fn summarize(
+    model: &dyn ChatModel,
+    messages: &[ChatMessage],
+    cancel: &CancellationToken,
+) -> Result<String, LlmError> {
+    let mut transcript = String::new();
+    for message in messages {
+        let line = match message {
+            ChatMessage::System { .. } => continue,
+            ChatMessage::User { content } => format!("USER: {content}"),
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let calls: Vec<String> = tool_calls
+                    .iter()
+                    .map(|call| format!("{}({})", call.name, call.arguments))
+                    .collect();
+                format!(
+                    "ASSISTANT: {}{}",
+                    content.clone().unwrap_or_default(),
+                    if calls.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [called {}]", calls.join(", "))
+                    }
+                )
+            }
+            ChatMessage::Tool { content, .. } => {
+                let short: String = content.chars().take(2000).collect();
+                format!("TOOL RESULT: {short}")
+            }
+        };
+        transcript.push_str(&line);
+        transcript.push_str("\n\n");
+    }
+    let request = ChatRequest {
+        messages: vec![
+            ChatMessage::System {
+                content: "You compress research conversations. Write a faithful summary that lets the \
+                    conversation continue: the user's questions and goals, facts found with their \
+                    sources (object names, coordinates, bibcodes, arXiv ids, page numbers), decisions \
+                    made, open questions. Use short bullet points. Do not invent anything."
+                    .into(),
+            },
+            ChatMessage::User { content: format!("Summarise this conversation:\n\n{transcript}") },
+        ],
+        tools: Vec::new(),
+        enable_thinking: false,
+        model: None,
+    };
+    let mut stream = model.stream(request, cancel.clone()).await?;
+    while let Some(event) = stream.next().await {
+        if let ModelEvent::Completed(response) = event? {
+            let summary = response.text.trim().to_string();
+            if summary.is_empty() {
+                return Err(LlmError::BadResponse("the summary is empty".into()));
+            }
+            return Ok(summary);
+        }
+    }
+    Err(LlmError::BadResponse(
+        "the summary stream ended early".into(),
+    ))
+}
+
+/// Stops auto compaction after `threshold` failures in a row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CircuitBreaker {
+    failures: u32,
+    threshold: u32,
+}
+
+impl CircuitBreaker {
+    pub fn new(threshold: u32) -> Self {
+        Self {
+            failures: 0,
+            threshold,
+        }
+    }
+    pub fn is_open(&self) -> bool {
+        self.failures >= self.threshold
+    }
+    pub fn record_failure(&mut self) {
+        self.failures += 1;
+    }
+    pub fn record_success(&mut self) {
+        self.failures = 0;
+    }
+}
+
+/// The manual-compaction flag, shared with the `compress_context` tool.
+#[derive(Debug, Clone, Default)]
+pub struct CompactionRequest(Arc<AtomicBool>);
+
+impl CompactionRequest {
+    /// Asks for compaction before the next model call. Idempotent.
+    pub fn request(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    /// Takes the flag, clearing it.
+    pub fn take(&self) -> bool {
+        self.0.swap(false, Ordering::SeqCst)
+    }
+    pub fn is_requested(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asterism_llm::ToolCall;
+
+    fn turn(question: &str, output: &str, id: &str) -> Vec<ChatMessage> {
+        vec![
+            ChatMessage::User {
+                content: question.into(),
+            },
+            ChatMessage::Assistant {
+                content: None,
+                tool_calls: vec![ToolCall {
+                    id: id.into(),
+                    name: "query_target".into(),
+                    arguments: "{}".into(),
+                }],
+            },
+            ChatMessage::Tool {
+                tool_call_id: id.into(),
+                content: output.into(),
+            },
+            ChatMessage::Assistant {
+                content: Some("answer".into()),
+                tool_calls: vec![],
+            },
+        ]
+    }
+
+    #[test]
+    fn micro_compaction_keeps_the_latest_outputs_and_the_pairs() {
+        let mut messages: Vec<ChatMessage> = (0..5)
+            .flat_map(|i| turn(&format!("q{i}"), &"x".repeat(1000), &format!("c{i}")))
+            .collect();
+        let before = estimate_tokens(&messages);
+        assert_eq!(micro_compact(&mut messages, 2), 3);
+        assert!(estimate_tokens(&messages) < before);
+        let outputs: Vec<&str> = messages
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Tool { content, .. } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            outputs
+                .iter()
+                .filter(|o| **o == CLEARED_TOOL_OUTPUT)
+                .count(),
+            3
+        );
+        assert_eq!(outputs.len(), 5, "every call keeps a result");
+        assert_eq!(micro_compact(&mut messages, 2), 0, "idempotent");
+    }
+
+    #[test]
+    fn the_tail_starts_at_a_user_turn() {
+        let messages: Vec<ChatMessage> = (0..4)
+            .flat_map(|i| turn(&format!("q{i}"), "out", &format!("c{i}")))
+            .collect();
+        assert_eq!(tail_start(&messages, 2), 8);
+        assert!(matches!(messages[8], ChatMessage::User { .. }));
+        assert_eq!(tail_start(&messages[..4], 2), 0);
+    }
+
+    #[test]
+    fn the_breaker_opens_after_repeated_failures() {
+        let mut breaker = CircuitBreaker::new(2);
+        breaker.record_failure();
+        assert!(!breaker.is_open());
+        breaker.record_failure();
+        assert!(breaker.is_open());
+        breaker.record_success();
+        assert!(!breaker.is_open());
+    }
+}

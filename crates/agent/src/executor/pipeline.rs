@@ -1,0 +1,441 @@
+//! One call's way through the executor, on its own task.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use asterism_protocol::AgentEvent;
+use tokio_util::sync::CancellationToken;
+
+use super::{CallResult, ExecutorShared};
+use crate::hooks::{HookEvent, HookInput};
+use crate::permissions::{Decision, PermissionAnswer, Rule, RuleDecision};
+use crate::{AgentTool, InterruptBehavior, ProgressSender, ToolContext, ToolOutput};
+
+/// A call after parsing, before the pipeline.
+pub(super) struct Prepared {
+    pub tool_call_id: String,
+    pub name: String,
+    pub arguments: serde_json::Value,
+    pub parse_error: Option<String>,
+    /// Times in a row this exact call has been made.
+    pub repeats: usize,
+}
+
+fn notice(shared: &ExecutorShared, step: i32, kind: &str, message: String) {
+    shared.context.events.emit(AgentEvent::Notice {
+        kind: kind.into(),
+        message,
+        step,
+    });
+}
+
+/// Runs the pipeline and emits the ToolResult.
+pub(super) async fn run(
+    shared: Arc<ExecutorShared>,
+    call: Prepared,
+    step: i32,
+    sibling_abort: CancellationToken,
+) -> CallResult {
+    let started = Instant::now();
+    let (output, outcome, decision, arguments) =
+        decide_and_execute(&shared, &call, step, &sibling_abort).await;
+    let result = CallResult {
+        tool_call_id: call.tool_call_id.clone(),
+        name: call.name.clone(),
+        arguments,
+        output,
+        duration: started.elapsed(),
+        outcome,
+        decision,
+        finished_at: Instant::now(),
+    };
+    let context = &shared.context;
+    context.events.emit(AgentEvent::ToolResult {
+        id: result.tool_call_id.clone(),
+        tool_call_id: result.tool_call_id.clone(),
+        name: result.name.clone(),
+        output: result.output.content.clone(),
+        is_error: result.output.is_error,
+        metadata: result.output.metadata.clone(),
+        step,
+        duration_ms: result.duration.as_secs_f64() * 1000.0,
+        agent_name: context.agent_name.clone(),
+    });
+    result
+}
+
+type Verdict = (ToolOutput, &'static str, &'static str, serde_json::Value);
+
+async fn decide_and_execute(
+    shared: &ExecutorShared,
+    call: &Prepared,
+    step: i32,
+    sibling_abort: &CancellationToken,
+) -> Verdict {
+    let rejected = |message: String| {
+        (
+            ToolOutput::error(message),
+            "rejected",
+            "rejected",
+            call.arguments.clone(),
+        )
+    };
+    if let Some(error) = &call.parse_error {
+        return rejected(format!(
+            "The arguments of this {} call are not valid JSON ({error}). Call the tool again with a complete JSON object.",
+            call.name
+        ));
+    }
+    let Some(tool) = shared.registry.get(&call.name) else {
+        return rejected(format!(
+            "There is no tool named \"{}\". Available tools: {}.",
+            call.name,
+            shared.registry.names().join(", ")
+        ));
+    };
+    let threshold = shared.config.duplicate_call_threshold;
+    if threshold > 0 && call.repeats >= threshold {
+        return (
+            ToolOutput::error(format!(
+                "You have called {} with exactly these arguments {} times in a row; the result will not change. \
+                 You are looping: use the results you have, change the arguments, or answer.",
+                call.name, call.repeats
+            )),
+            "rejected",
+            "duplicate",
+            call.arguments.clone(),
+        );
+    }
+    let context = &shared.context;
+    let mut arguments = call.arguments.clone();
+    let mut decision = "allow";
+
+    // Permissions, then PreToolUse hooks (which may demand permission too).
+    let mut ask_reason = match shared.permissions.check(tool.as_ref(), &arguments) {
+        Decision::Allow => None,
+        Decision::Deny { reason } => {
+            return (
+                ToolOutput::error(format!("Permission denied for {}: {reason}.", call.name)),
+                "rejected",
+                "deny",
+                arguments,
+            );
+        }
+        Decision::Ask { reason } => Some(reason),
+    };
+    let mut hook_context = Vec::new();
+    if !shared.hooks.is_empty() {
+        let input = HookInput {
+            tool_name: Some(call.name.clone()),
+            tool_call_id: Some(call.tool_call_id.clone()),
+            tool_input: Some(arguments.clone()),
+            ..HookInput::new(
+                HookEvent::PreToolUse,
+                &context.session_id,
+                &context.agent_name,
+            )
+        };
+        let verdict = shared.hooks.pre_tool_use(input).await;
+        for error in verdict.errors {
+            notice(shared, step, "hook", error.to_string());
+        }
+        if let Some(reason) = verdict.block {
+            return (
+                ToolOutput::error(format!("A hook blocked this {} call: {reason}", call.name)),
+                "rejected",
+                "hook-blocked",
+                arguments,
+            );
+        }
+        if let Some(mutated) = verdict.arguments {
+            arguments = mutated;
+        }
+        hook_context = verdict.context;
+        if let Some(reason) = verdict.permission_required {
+            ask_reason.get_or_insert(reason);
+        }
+    }
+    if let Some(reason) = ask_reason {
+        if context.silent {
+            return (
+                ToolOutput::error(format!(
+                    "{} needs the user's permission ({reason}), and a subagent cannot ask. Report this to the main agent instead.",
+                    call.name
+                )),
+                "rejected",
+                "deny",
+                arguments,
+            );
+        }
+        match shared
+            .broker
+            .ask(
+                context.events.as_ref(),
+                &call.tool_call_id,
+                &call.name,
+                &arguments,
+                &reason,
+                &context.cancel,
+            )
+            .await
+        {
+            PermissionAnswer::AllowOnce => {}
+            PermissionAnswer::AllowSession => allow_tool(shared, &call.name, false).await,
+            PermissionAnswer::AllowAlways => allow_tool(shared, &call.name, true).await,
+            PermissionAnswer::Deny { reason } => {
+                let why = reason
+                    .filter(|reason| !reason.trim().is_empty())
+                    .unwrap_or_else(|| "no reason given".into());
+                return (
+                    ToolOutput::error(format!("The user denied this {} call: {why}", call.name)),
+                    "rejected",
+                    "deny",
+                    arguments,
+                );
+            }
+        }
+        decision = "ask-allowed";
+    }
+
+    let (output, outcome) = execute(
+        tool.clone(),
+        arguments.clone(),
+        context,
+        &call.tool_call_id,
+        shared.config.tool_timeout,
+        sibling_abort,
+    )
+    .await;
+    if output.is_error && tool.causes_sibling_abort() && outcome == "error" {
+        sibling_abort.cancel();
+    }
+    let mut output = persist_if_oversized(
+        output,
+        &call.tool_call_id,
+        shared.config.max_output_chars,
+        &context.services.data_dir,
+    )
+    .await;
+    if !shared.hooks.is_empty() {
+        let input = HookInput {
+            tool_name: Some(call.name.clone()),
+            tool_call_id: Some(call.tool_call_id.clone()),
+            tool_input: Some(arguments.clone()),
+            tool_output: Some(output.content.clone()),
+            tool_is_error: Some(output.is_error),
+            ..HookInput::new(
+                HookEvent::PostToolUse,
+                &context.session_id,
+                &context.agent_name,
+            )
+        };
+        let (replaced, errors) = shared.hooks.post_tool_use(input).await;
+        for error in errors {
+            notice(shared, step, "hook", error.to_string());
+        }
+        if let Some(replaced) = replaced {
+            output.content = replaced;
+        }
+    }
+    for extra in hook_context {
+        output.content.push_str("\n\n[context from a hook] ");
+        output.content.push_str(&extra);
+    }
+    (output, outcome, decision, arguments)
+}
+
+/// Grants a tool for the session, and for good when `always` (stored as a rule).
+async fn allow_tool(shared: &ExecutorShared, tool: &str, always: bool) {
+    let Ok(rule) = Rule::parse(RuleDecision::Allow, tool) else {
+        return;
+    };
+    shared.permissions.add_session_rule(rule);
+    if always
+        && let Err(error) = shared
+            .context
+            .services
+            .store
+            .add_permission_rule(tool, RuleDecision::Allow.as_str())
+            .await
+    {
+        tracing::warn!(%error, "could not store the permission rule");
+    }
+}
+
+/// Runs a tool on its own task (a panic becomes an error result) under the timeout;
+/// stops it on cancellation unless it blocks interruption, and on sibling abort.
+async fn execute(
+    tool: Arc<dyn AgentTool>,
+    arguments: serde_json::Value,
+    template: &ToolContext,
+    tool_call_id: &str,
+    timeout: Duration,
+    sibling_abort: &CancellationToken,
+) -> (ToolOutput, &'static str) {
+    let mut context = template.clone();
+    context.tool_call_id = tool_call_id.to_string();
+    let cancel = context.cancel.clone();
+    let behavior = tool.interrupt_behavior();
+    let name = tool.name().to_string();
+    let progress = ProgressSender::new(context.events.clone(), tool_call_id.to_string());
+    let mut task = tokio::spawn(async move {
+        tool.execute_with_progress(arguments, &context, progress)
+            .await
+    });
+    let interrupted = async {
+        match behavior {
+            InterruptBehavior::Cancel => tokio::select! {
+                () = cancel.cancelled() => "cancelled",
+                () = sibling_abort.cancelled() => "aborted",
+            },
+            InterruptBehavior::Block => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        joined = tokio::time::timeout(timeout, &mut task) => match joined {
+            Ok(Ok(output)) => {
+                let outcome = if output.is_error { "error" } else { "ok" };
+                (output, outcome)
+            }
+            Ok(Err(join_error)) => (ToolOutput::error(format!("The {name} tool failed unexpectedly: {}", panic_message(join_error))), "error"),
+            Err(_) => {
+                task.abort();
+                (ToolOutput::error(format!("The {name} tool did not finish within {} s and was stopped.", timeout.as_secs())), "timeout")
+            }
+        },
+        why = interrupted => {
+            task.abort();
+            if why == "cancelled" {
+                (ToolOutput::error(format!("The {name} call was cancelled by the user.")), "cancelled")
+            } else {
+                (ToolOutput::error(format!("The {name} call was stopped because another call of this step failed.")), "aborted")
+            }
+        }
+    }
+}
+
+fn panic_message(error: tokio::task::JoinError) -> String {
+    if error.is_cancelled() {
+        return "it was cancelled".into();
+    }
+    let payload = error.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|message| format!("panic: {message}"))
+        .or_else(|| {
+            payload
+                .downcast_ref::<String>()
+                .map(|message| format!("panic: {message}"))
+        })
+        .unwrap_or_else(|| "panic".into())
+}
+
+/// Output over `max_chars` is written once to `{data_dir}/tool-results/{id}.txt` and
+/// replaced by a stub naming the file, with a preview.
+pub(super) async fn persist_if_oversized(
+    output: ToolOutput,
+    tool_call_id: &str,
+    max_chars: usize,
+    data_dir: &Path,
+) -> ToolOutput {
+    let total_chars = output.content.chars().count();
+    if total_chars <= max_chars {
+        return output;
+    }
+    let safe_id: String = tool_call_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    let folder = data_dir.join("tool-results");
+    let path = folder.join(format!("{safe_id}.txt"));
+    let written = async {
+        tokio::fs::create_dir_all(&folder).await?;
+        match tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .await
+        {
+            Ok(mut file) => {
+                use tokio::io::AsyncWriteExt;
+                file.write_all(output.content.as_bytes()).await?;
+                file.flush().await
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+    .await;
+    let preview: String = output.content.chars().take(max_chars.min(1500)).collect();
+    let content = match written {
+        Ok(()) => format!(
+            "<persisted-output path=\"{}\" chars=\"{total_chars}\">\n{preview}\n…\n</persisted-output>\nThe full output ({total_chars} characters) is in the file above.",
+            path.display()
+        ),
+        Err(error) => format!(
+            "{preview}\n… [output shortened from {total_chars} characters; saving the rest failed: {error}]"
+        ),
+    };
+    let mut metadata = output.metadata;
+    if metadata.is_null() {
+        metadata = serde_json::json!({});
+    }
+    if let Some(object) = metadata.as_object_mut() {
+        object.insert("persistedPath".into(), path.display().to_string().into());
+    }
+    ToolOutput {
+        content,
+        is_error: output.is_error,
+        metadata,
+    }
+}
+
+/// Secrets never reach the audit log: values of keys that look like credentials are
+/// replaced.
+pub fn redact_secrets(value: &serde_json::Value) -> serde_json::Value {
+    const SECRET_WORDS: [&str; 7] = [
+        "key",
+        "token",
+        "secret",
+        "password",
+        "authorization",
+        "cookie",
+        "credential",
+    ];
+    match value {
+        serde_json::Value::Object(object) => serde_json::Value::Object(
+            object
+                .iter()
+                .map(|(key, value)| {
+                    let lower = key.to_lowercase();
+                    if SECRET_WORDS.iter().any(|word| lower.contains(word)) {
+                        (key.clone(), serde_json::Value::String("***".into()))
+                    } else {
+                        (key.clone(), redact_secrets(value))
+                    }
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(redact_secrets).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_at_any_depth() {
+        let redacted = redact_secrets(
+            &serde_json::json!({"name": "M 31", "apiKey": "sk-1", "nested": [{"ADS_API_TOKEN": "t", "path": "a"}]}),
+        );
+        assert_eq!(
+            redacted,
+            serde_json::json!({"name": "M 31", "apiKey": "***", "nested": [{"ADS_API_TOKEN": "***", "path": "a"}]})
+        );
+    }
+}

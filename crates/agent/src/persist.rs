@@ -1,0 +1,135 @@
+//! Write-behind persistence: the loop hands rows to a writer task and goes on; the
+//! writer applies them in order, one transaction per batch. `flush` waits until every
+//! row handed over so far is stored (end of a run, cancellation, before reading).
+
+use asterism_store::{AuditRow, MetricRow, NewMessage, Store};
+use tokio::sync::{mpsc, oneshot};
+
+enum Job {
+    Messages(Vec<NewMessage>),
+    Audit(Vec<AuditRow>),
+    Metrics(Vec<MetricRow>),
+    Flush(oneshot::Sender<Vec<String>>),
+}
+
+/// The handle the runtime and the executor write through.
+#[derive(Clone, Debug)]
+pub struct Persister {
+    jobs: mpsc::UnboundedSender<Job>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Job::Messages(_) => "Messages",
+            Job::Audit(_) => "Audit",
+            Job::Metrics(_) => "Metrics",
+            Job::Flush(_) => "Flush",
+        })
+    }
+}
+
+/// Tries a write a few times: a busy database is the usual reason it fails.
+async fn with_retries<F, Fut>(what: &str, mut write: F) -> Result<(), String>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = asterism_store::Result<()>>,
+{
+    let mut last = String::new();
+    for attempt in 0..3u64 {
+        match write().await {
+            Ok(()) => return Ok(()),
+            Err(error) => {
+                last = error.to_string();
+                tokio::time::sleep(std::time::Duration::from_millis(50 * (attempt + 1))).await;
+            }
+        }
+    }
+    Err(format!("storing {what} failed: {last}"))
+}
+
+impl Persister {
+    /// Starts the writer task over `store`.
+    pub fn start(store: Store) -> Self {
+        let (jobs, mut receiver) = mpsc::unbounded_channel::<Job>();
+        tokio::spawn(async move {
+            let mut errors: Vec<String> = Vec::new();
+            while let Some(job) = receiver.recv().await {
+                // Batch what is already queued: messages stay in order.
+                let mut batch = vec![job];
+                while let Ok(job) = receiver.try_recv() {
+                    batch.push(job);
+                }
+                let mut messages = Vec::new();
+                for job in batch {
+                    match job {
+                        Job::Messages(rows) => messages.extend(rows),
+                        Job::Audit(rows) => {
+                            if let Err(error) =
+                                with_retries("audit rows", || store.append_audit(&rows)).await
+                            {
+                                errors.push(error);
+                            }
+                        }
+                        Job::Metrics(rows) => {
+                            if let Err(error) =
+                                with_retries("metrics", || store.append_metrics(&rows)).await
+                            {
+                                errors.push(error);
+                            }
+                        }
+                        Job::Flush(done) => {
+                            if !messages.is_empty() {
+                                if let Err(error) =
+                                    with_retries("messages", || store.append_messages(&messages))
+                                        .await
+                                {
+                                    errors.push(error);
+                                }
+                                messages.clear();
+                            }
+                            let _ = done.send(std::mem::take(&mut errors));
+                        }
+                    }
+                }
+                if !messages.is_empty()
+                    && let Err(error) =
+                        with_retries("messages", || store.append_messages(&messages)).await
+                {
+                    tracing::error!(%error, "session history not stored");
+                    errors.push(error);
+                }
+            }
+        });
+        Self { jobs }
+    }
+
+    pub fn messages(&self, rows: Vec<NewMessage>) {
+        if !rows.is_empty() {
+            let _ = self.jobs.send(Job::Messages(rows));
+        }
+    }
+
+    pub fn audit(&self, rows: Vec<AuditRow>) {
+        if !rows.is_empty() {
+            let _ = self.jobs.send(Job::Audit(rows));
+        }
+    }
+
+    pub fn metrics(&self, rows: Vec<MetricRow>) {
+        if !rows.is_empty() {
+            let _ = self.jobs.send(Job::Metrics(rows));
+        }
+    }
+
+    /// Waits until everything handed over is stored; returns the write errors since the
+    /// last flush (empty when all is stored).
+    pub async fn flush(&self) -> Vec<String> {
+        let (done, wait) = oneshot::channel();
+        if self.jobs.send(Job::Flush(done)).is_err() {
+            return vec!["the history writer stopped".into()];
+        }
+        wait.await
+            .unwrap_or_else(|_| vec!["the history writer stopped".into()])
+    }
+}
