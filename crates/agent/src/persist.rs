@@ -29,75 +29,56 @@ impl std::fmt::Debug for Job {
     }
 }
 
-/// Tries a write a few times: a busy database is the usual reason it fails.
-async fn with_retries<F, Fut>(what: &str, mut write: F) -> Result<(), String>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = asterism_store::Result<()>>,
-{
-    let mut last = String::new();
-    for attempt in 0..3u64 {
-        match write().await {
-            Ok(()) => return Ok(()),
-            Err(error) => {
-                last = error.to_string();
-                tokio::time::sleep(std::time::Duration::from_millis(50 * (attempt + 1))).await;
-            }
-        }
-    }
-    Err(format!("storing {what} failed: {last}"))
-}
-
 impl Persister {
-    /// Starts the writer task over `store`.
+    /// Starts the writer task over `store`. Everything queued when it wakes is written in
+    /// one transaction, in order; a failed batch is tried again a few times (a busy
+    /// database is the usual cause) and then reported at the next flush.
     pub fn start(store: Store) -> Self {
         let (jobs, mut receiver) = mpsc::unbounded_channel::<Job>();
         tokio::spawn(async move {
             let mut errors: Vec<String> = Vec::new();
             while let Some(job) = receiver.recv().await {
-                // Batch what is already queued: messages stay in order.
                 let mut batch = vec![job];
                 while let Ok(job) = receiver.try_recv() {
                     batch.push(job);
                 }
-                let mut messages = Vec::new();
+                let (mut messages, mut audit, mut metrics, mut flushes) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
                 for job in batch {
                     match job {
                         Job::Messages(rows) => messages.extend(rows),
-                        Job::Audit(rows) => {
-                            if let Err(error) =
-                                with_retries("audit rows", || store.append_audit(&rows)).await
-                            {
-                                errors.push(error);
-                            }
+                        Job::Audit(rows) => audit.extend(rows),
+                        Job::Metrics(rows) => metrics.extend(rows),
+                        Job::Flush(done) => flushes.push(done),
+                    }
+                }
+                let mut last = None;
+                for attempt in 0..3u64 {
+                    match store.append_batch(&messages, &audit, &metrics).await {
+                        Ok(()) => {
+                            last = None;
+                            break;
                         }
-                        Job::Metrics(rows) => {
-                            if let Err(error) =
-                                with_retries("metrics", || store.append_metrics(&rows)).await
-                            {
-                                errors.push(error);
-                            }
-                        }
-                        Job::Flush(done) => {
-                            if !messages.is_empty() {
-                                if let Err(error) =
-                                    with_retries("messages", || store.append_messages(&messages))
-                                        .await
-                                {
-                                    errors.push(error);
-                                }
-                                messages.clear();
-                            }
-                            let _ = done.send(std::mem::take(&mut errors));
+                        Err(error) => {
+                            last = Some(error.to_string());
+                            tokio::time::sleep(std::time::Duration::from_millis(
+                                50 * (attempt + 1),
+                            ))
+                            .await;
                         }
                     }
                 }
-                if !messages.is_empty()
-                    && let Err(error) =
-                        with_retries("messages", || store.append_messages(&messages)).await
-                {
+                if let Some(error) = last {
                     tracing::error!(%error, "session history not stored");
-                    errors.push(error);
+                    errors.push(format!(
+                        "storing {} messages, {} audit rows and {} metrics failed: {error}",
+                        messages.len(),
+                        audit.len(),
+                        metrics.len()
+                    ));
+                }
+                for done in flushes {
+                    let _ = done.send(std::mem::take(&mut errors));
                 }
             }
         });

@@ -18,32 +18,7 @@ pub struct AuditRow {
 impl Store {
     /// Appends audit rows in one transaction.
     pub async fn append_audit(&self, rows: &[AuditRow]) -> Result<()> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let mut tx = self.pool.begin().await?;
-        for row in rows {
-            sqlx::query(
-                "INSERT INTO agent_audit_log
-                   (session_id, agent_name, tool_call_id, tool, arguments, decision, outcome,
-                    duration_ms, error, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&row.session_id)
-            .bind(&row.agent_name)
-            .bind(&row.tool_call_id)
-            .bind(&row.tool)
-            .bind(row.arguments.to_string())
-            .bind(&row.decision)
-            .bind(&row.outcome)
-            .bind(row.duration_ms)
-            .bind(&row.error)
-            .bind(now_rfc3339())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        self.append_batch(&[], rows, &[]).await
     }
 
     /// Number of audit rows of a session.
@@ -66,4 +41,29 @@ impl Store {
                 .await?,
         )
     }
+}
+
+pub(crate) async fn insert_audit(tx: &mut sqlx::SqliteConnection, rows: &[AuditRow]) -> Result<()> {
+    let now = now_rfc3339();
+    for row in rows {
+        sqlx::query(
+            "INSERT INTO agent_audit_log
+               (session_id, agent_name, tool_call_id, tool, arguments, decision, outcome,
+                duration_ms, error, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&row.session_id)
+        .bind(&row.agent_name)
+        .bind(&row.tool_call_id)
+        .bind(&row.tool)
+        .bind(row.arguments.to_string())
+        .bind(&row.decision)
+        .bind(&row.outcome)
+        .bind(row.duration_ms)
+        .bind(&row.error)
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
 }

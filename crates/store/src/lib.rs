@@ -95,6 +95,25 @@ impl Store {
         &self.pool
     }
 
+    /// Appends messages, audit rows and metrics in one transaction: the write-behind
+    /// writer's unit of work.
+    pub async fn append_batch(
+        &self,
+        messages: &[NewMessage],
+        audit: &[AuditRow],
+        metrics: &[MetricRow],
+    ) -> Result<()> {
+        if messages.is_empty() && audit.is_empty() && metrics.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        messages::insert_messages(&mut tx, messages).await?;
+        audit::insert_audit(&mut tx, audit).await?;
+        metrics::insert_metrics(&mut tx, metrics).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// The sqlite-vec version, proving the extension is loaded.
     pub async fn vec_version(&self) -> Result<String> {
         let (version,): (String,) = sqlx::query_as("SELECT vec_version()")

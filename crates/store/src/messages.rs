@@ -71,35 +71,7 @@ pub struct StoredMessage {
 impl Store {
     /// Appends messages to their sessions in one transaction, each taking the next `seq`.
     pub async fn append_messages(&self, messages: &[NewMessage]) -> Result<()> {
-        if messages.is_empty() {
-            return Ok(());
-        }
-        let mut tx = self.pool.begin().await?;
-        for message in messages {
-            sqlx::query(
-                "INSERT INTO agent_messages
-                   (session_id, seq, run_id, step, agent_name, role, content, tool_calls,
-                    tool_call_id, metadata, raw_json, created_at)
-                 VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE session_id = ?),
-                         ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&message.session_id)
-            .bind(&message.session_id)
-            .bind(&message.run_id)
-            .bind(message.step)
-            .bind(&message.agent_name)
-            .bind(message.role.as_str())
-            .bind(&message.content)
-            .bind(message.tool_calls.as_ref().map(serde_json::Value::to_string))
-            .bind(&message.tool_call_id)
-            .bind(message.metadata.to_string())
-            .bind(message.raw_json.as_ref().map(serde_json::Value::to_string))
-            .bind(now_rfc3339())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        self.append_batch(messages, &[], &[]).await
     }
 
     /// Every message of a session, in order.
@@ -148,4 +120,41 @@ fn stored_message(row: &sqlx::sqlite::SqliteRow, role: MessageRole) -> Result<St
         raw_json: parse_json(row.try_get("raw_json")?)?,
         created_at: row.try_get("created_at")?,
     })
+}
+
+/// Inserts messages inside a transaction, each taking the next `seq` of its session.
+pub(crate) async fn insert_messages(
+    tx: &mut sqlx::SqliteConnection,
+    messages: &[NewMessage],
+) -> Result<()> {
+    let now = now_rfc3339();
+    for message in messages {
+        sqlx::query(
+            "INSERT INTO agent_messages
+               (session_id, seq, run_id, step, agent_name, role, content, tool_calls,
+                tool_call_id, metadata, raw_json, created_at)
+             VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE session_id = ?),
+                     ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&message.session_id)
+        .bind(&message.session_id)
+        .bind(&message.run_id)
+        .bind(message.step)
+        .bind(&message.agent_name)
+        .bind(message.role.as_str())
+        .bind(&message.content)
+        .bind(
+            message
+                .tool_calls
+                .as_ref()
+                .map(serde_json::Value::to_string),
+        )
+        .bind(&message.tool_call_id)
+        .bind(message.metadata.to_string())
+        .bind(message.raw_json.as_ref().map(serde_json::Value::to_string))
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
 }

@@ -19,32 +19,7 @@ pub struct MetricRow {
 impl Store {
     /// Appends metric rows in one transaction.
     pub async fn append_metrics(&self, rows: &[MetricRow]) -> Result<()> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        let mut tx = self.pool.begin().await?;
-        for row in rows {
-            sqlx::query(
-                "INSERT INTO agent_metrics
-                   (session_id, run_id, step, agent_name, kind, name, prompt_tokens,
-                    completion_tokens, duration_ms, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&row.session_id)
-            .bind(&row.run_id)
-            .bind(row.step)
-            .bind(&row.agent_name)
-            .bind(&row.kind)
-            .bind(&row.name)
-            .bind(row.prompt_tokens)
-            .bind(row.completion_tokens)
-            .bind(row.duration_ms)
-            .bind(now_rfc3339())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        self.append_batch(&[], &[], rows).await
     }
 
     /// Number of metric rows of a session.
@@ -56,4 +31,32 @@ impl Store {
                 .await?;
         Ok(count.0)
     }
+}
+
+pub(crate) async fn insert_metrics(
+    tx: &mut sqlx::SqliteConnection,
+    rows: &[MetricRow],
+) -> Result<()> {
+    let now = now_rfc3339();
+    for row in rows {
+        sqlx::query(
+            "INSERT INTO agent_metrics
+               (session_id, run_id, step, agent_name, kind, name, prompt_tokens,
+                completion_tokens, duration_ms, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&row.session_id)
+        .bind(&row.run_id)
+        .bind(row.step)
+        .bind(&row.agent_name)
+        .bind(&row.kind)
+        .bind(&row.name)
+        .bind(row.prompt_tokens)
+        .bind(row.completion_tokens)
+        .bind(row.duration_ms)
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
 }

@@ -20,11 +20,8 @@ impl AgentRuntime {
         breaker: &mut CircuitBreaker,
     ) {
         let config = &self.config.compaction;
-        let mut full = vec![ChatMessage::System {
-            content: system.to_string(),
-        }];
-        full.extend(conversation.iter().cloned());
-        let before = estimate_tokens(&full);
+        let system_tokens = system.len() / 4 + 4;
+        let before = estimate_tokens(conversation) + system_tokens;
         if !forced && (before <= config.soft_limit_tokens || breaker.is_open()) {
             return;
         }
@@ -48,11 +45,7 @@ impl AgentRuntime {
                 }];
                 compacted.extend(conversation.drain(tail..));
                 *conversation = compacted;
-                let mut after_messages = vec![ChatMessage::System {
-                    content: system.to_string(),
-                }];
-                after_messages.extend(conversation.iter().cloned());
-                let after = estimate_tokens(&after_messages);
+                let after = estimate_tokens(conversation) + system_tokens;
                 let event = AgentEvent::Compacted {
                     kind: if forced {
                         "manual".into()

@@ -1,0 +1,322 @@
+//! Runtime figures (issue "2/6 Agent runtime"): run with
+//! `cargo bench -p asterism-agent --bench runtime`.
+//!
+//! 1. Overhead per ReAct step: a 200-step session against an in-process model that
+//!    answers instantly, one echo call per step, persistence to a real SQLite file
+//!    included (flushed before the clock stops).
+//! 2. Five concurrency-safe tools sleeping 200 ms each in one step: wall time of the step.
+//! 3. Streaming executor: how long before the end of the model's stream the first tool
+//!    starts, against the scripted model over loopback HTTP with 10 ms between chunks.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use asterism_agent::{
+    AgentConfig, AgentRuntime, EventSink, RunRequest, Services, ToolRegistry, test_tools,
+};
+use asterism_library::{SesameClient, TargetService};
+use asterism_llm::{
+    ChatModel, ChatRequest, ChatResponse, FinishReason, LlmError, ModelEvent, ModelEventStream,
+    OpenAiClient, OpenAiConfig, ToolCall,
+};
+use asterism_protocol::AgentEvent;
+use asterism_store::Store;
+use asterism_testkit::{MockLlm, Script, ScriptedToolCall, Turn};
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+/// Answers instantly: `steps` turns each calling `tool` with `calls` calls, then text.
+struct InstantModel {
+    turn: Mutex<usize>,
+    steps: usize,
+    calls: usize,
+    tool: &'static str,
+    arguments: fn(usize, usize) -> String,
+}
+
+#[async_trait]
+impl ChatModel for InstantModel {
+    fn model_name(&self) -> &str {
+        "instant"
+    }
+    fn supports_thinking_toggle(&self) -> bool {
+        false
+    }
+    async fn stream(
+        &self,
+        _request: ChatRequest,
+        _cancel: CancellationToken,
+    ) -> Result<ModelEventStream, LlmError> {
+        let turn = {
+            let mut turn = self.turn.lock().unwrap();
+            *turn += 1;
+            *turn
+        };
+        let response = if turn <= self.steps {
+            ChatResponse {
+                tool_calls: (0..self.calls)
+                    .map(|index| ToolCall {
+                        id: format!("call_{turn}_{index}"),
+                        name: self.tool.into(),
+                        arguments: (self.arguments)(turn, index),
+                    })
+                    .collect(),
+                finish_reason: Some(FinishReason::ToolCalls),
+                model: "instant".into(),
+                ..ChatResponse::default()
+            }
+        } else {
+            ChatResponse {
+                text: "done".into(),
+                finish_reason: Some(FinishReason::Stop),
+                model: "instant".into(),
+                ..ChatResponse::default()
+            }
+        };
+        let mut events: Vec<Result<ModelEvent, LlmError>> = response
+            .tool_calls
+            .iter()
+            .cloned()
+            .map(|call| Ok(ModelEvent::ToolCallReady(call)))
+            .collect();
+        events.push(Ok(ModelEvent::Completed(response)));
+        Ok(Box::pin(futures::stream::iter(events)))
+    }
+}
+
+struct Timestamps {
+    started: Instant,
+    marks: Mutex<Vec<(Duration, &'static str)>>,
+}
+
+impl EventSink for Timestamps {
+    fn emit(&self, event: AgentEvent) {
+        let elapsed = self.started.elapsed();
+        self.marks.lock().unwrap().push((elapsed, event.kind()));
+    }
+}
+
+async fn services(dir: &std::path::Path) -> Arc<Services> {
+    let store = Store::open_in_dir(dir).await.unwrap();
+    let targets = TargetService::new(
+        SesameClient::new("http://127.0.0.1:9", Duration::from_secs(1)).unwrap(),
+        store.clone(),
+        Duration::from_secs(60),
+    );
+    Arc::new(Services {
+        store,
+        targets,
+        data_dir: dir.to_path_buf(),
+    })
+}
+
+async fn step_overhead() {
+    let dir = tempfile::tempdir().unwrap();
+    let steps = 200;
+    let model = Arc::new(InstantModel {
+        turn: Mutex::new(0),
+        steps,
+        calls: 1,
+        tool: "echo",
+        arguments: |turn, _| format!("{{\"text\": \"step {turn}\"}}"),
+    });
+    let config = AgentConfig {
+        max_steps: 500,
+        ..AgentConfig::default()
+    };
+    let runtime = AgentRuntime::new(
+        services(dir.path()).await,
+        model,
+        test_tools::registry(),
+        config,
+    );
+    let sink = Arc::new(Timestamps {
+        started: Instant::now(),
+        marks: Mutex::default(),
+    });
+    let started = Instant::now();
+    let outcome = runtime
+        .run(
+            RunRequest {
+                session_id: None,
+                question: "bench".into(),
+                enable_thinking: false,
+            },
+            sink.clone(),
+            CancellationToken::new(),
+        )
+        .await;
+    let total = started.elapsed();
+    {
+        let marks = sink.marks.lock().unwrap();
+        let last_result = marks
+            .iter()
+            .filter(|(_, kind)| *kind == "ToolResult")
+            .map(|(at, _)| *at)
+            .max()
+            .unwrap();
+        let finished = marks
+            .iter()
+            .find(|(_, kind)| *kind == "RunFinished")
+            .unwrap()
+            .0;
+        println!(
+            "  (loop until the last result: {:.1} ms; flush to RunFinished: {:.1} ms)",
+            last_result.as_secs_f64() * 1000.0,
+            (finished - last_result).as_secs_f64() * 1000.0
+        );
+    }
+    let stored = runtime
+        .services()
+        .store
+        .messages(&outcome.session_id)
+        .await
+        .unwrap()
+        .len();
+    let per_step = total.as_secs_f64() * 1000.0 / f64::from(outcome.steps);
+    println!(
+        "step overhead: {} steps in {:.1} ms = {per_step:.3} ms per step (target < 1 ms), {stored} messages stored",
+        outcome.steps,
+        total.as_secs_f64() * 1000.0
+    );
+}
+
+async fn five_parallel_sleeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Arc::new(InstantModel {
+        turn: Mutex::new(0),
+        steps: 1,
+        calls: 5,
+        tool: "delay",
+        arguments: |_, _| "{\"ms\": 200}".into(),
+    });
+    let runtime = AgentRuntime::new(
+        services(dir.path()).await,
+        model,
+        test_tools::registry(),
+        AgentConfig::default(),
+    );
+    let sink = Arc::new(Timestamps {
+        started: Instant::now(),
+        marks: Mutex::default(),
+    });
+    runtime
+        .run(
+            RunRequest {
+                session_id: None,
+                question: "bench".into(),
+                enable_thinking: false,
+            },
+            sink.clone(),
+            CancellationToken::new(),
+        )
+        .await;
+    let marks = sink.marks.lock().unwrap();
+    let first_call = marks
+        .iter()
+        .find(|(_, kind)| *kind == "ToolCall")
+        .unwrap()
+        .0;
+    let last_result = marks
+        .iter()
+        .filter(|(_, kind)| *kind == "ToolResult")
+        .map(|(at, _)| *at)
+        .max()
+        .unwrap();
+    println!(
+        "five 200 ms tools: step wall {:.1} ms from first call to last result (target < 260 ms)",
+        (last_result - first_call).as_secs_f64() * 1000.0
+    );
+}
+
+async fn streaming_head_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let long_text = "a".repeat(400);
+    let turns = vec![
+        Turn {
+            tool_calls: vec![
+                ScriptedToolCall {
+                    id: Some("first".into()),
+                    name: "echo".into(),
+                    arguments: serde_json::json!({"text": "first"}),
+                },
+                ScriptedToolCall {
+                    id: Some("second".into()),
+                    name: "echo".into(),
+                    arguments: serde_json::json!({"text": long_text}),
+                },
+            ],
+            ..Turn::default()
+        },
+        Turn {
+            text: Some("done".into()),
+            ..Turn::default()
+        },
+    ];
+    let mock = MockLlm::start(Script {
+        turns,
+        chunk_chars: 16,
+        delay_ms: 10,
+        repeat: false,
+    })
+    .await
+    .unwrap();
+    let model: Arc<dyn ChatModel> =
+        Arc::new(OpenAiClient::new(OpenAiConfig::new(mock.base_url(), None, "scripted")).unwrap());
+    let runtime = AgentRuntime::new(
+        services(dir.path()).await,
+        model,
+        test_tools::registry(),
+        AgentConfig::default(),
+    );
+    let sink = Arc::new(Timestamps {
+        started: Instant::now(),
+        marks: Mutex::default(),
+    });
+    runtime
+        .run(
+            RunRequest {
+                session_id: None,
+                question: "bench".into(),
+                enable_thinking: false,
+            },
+            sink.clone(),
+            CancellationToken::new(),
+        )
+        .await;
+    let marks = sink.marks.lock().unwrap();
+    let first_result = marks
+        .iter()
+        .find(|(_, kind)| *kind == "ToolResult")
+        .unwrap()
+        .0;
+    let stream_end = marks.iter().find(|(_, kind)| *kind == "Usage").unwrap().0;
+    let first_call = marks
+        .iter()
+        .find(|(_, kind)| *kind == "ToolCall")
+        .unwrap()
+        .0;
+    println!(
+        "streaming executor: first tool started {:.1} ms and finished {:.1} ms before the model's stream ended",
+        (stream_end.saturating_sub(first_call)).as_secs_f64() * 1000.0,
+        (stream_end.saturating_sub(first_result)).as_secs_f64() * 1000.0
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let _ = ToolRegistry::empty();
+        for round in 1..=3 {
+            println!("-- round {round}");
+            step_overhead().await;
+            five_parallel_sleeps().await;
+            streaming_head_start().await;
+        }
+    });
+}
