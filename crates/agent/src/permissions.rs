@@ -239,7 +239,7 @@ impl PermissionChecker {
                 ToolRule::Allow => (RuleDecision::Allow, String::new()),
             })
             .collect();
-        for rule in self.rules.iter().chain(session_rules.iter()) {
+        for rule in &self.rules {
             if rule.matches(name, arguments, subject.as_deref()) {
                 matched.push((
                     rule.decision,
@@ -258,10 +258,21 @@ impl PermissionChecker {
         if self.mode == PermissionMode::Bypass {
             return Decision::Allow;
         }
+        // Grants (an "allow for this session" answer, the CLI's --allow) answer an Ask
+        // in advance; they never override a Deny.
+        let granted = || {
+            session_rules.iter().any(|rule| {
+                rule.decision == RuleDecision::Allow
+                    && rule.matches(name, arguments, subject.as_deref())
+            })
+        };
         if let Some((_, reason)) = matched
             .iter()
             .find(|(decision, _)| *decision == RuleDecision::Ask)
         {
+            if granted() {
+                return Decision::Allow;
+            }
             return Decision::Ask {
                 reason: reason.clone(),
             };
@@ -272,7 +283,7 @@ impl PermissionChecker {
         {
             return Decision::Allow;
         }
-        match (self.mode, tool.effect(arguments)) {
+        let by_mode = match (self.mode, tool.effect(arguments)) {
             (_, ToolEffect::Read) => Decision::Allow,
             (PermissionMode::ReadOnly, effect) => Decision::Deny {
                 reason: format!(
@@ -291,6 +302,10 @@ impl PermissionChecker {
             (_, ToolEffect::Command) => Decision::Ask {
                 reason: format!("{name} runs a command"),
             },
+        };
+        match by_mode {
+            Decision::Ask { .. } if granted() => Decision::Allow,
+            other => other,
         }
     }
 }

@@ -23,6 +23,9 @@ use crate::{AgentConfig, EventSink, Services, ToolContext, ToolRegistry};
 
 use step::StepOutcome;
 
+/// The grants of one session, shared by its runs.
+type SessionGrants = Arc<Mutex<Vec<Rule>>>;
+
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRequest {
@@ -55,9 +58,10 @@ pub struct AgentRuntime {
     broker: Arc<PermissionBroker>,
     mode: PermissionMode,
     rules: Vec<Rule>,
+    grants: Vec<Rule>,
     hooks: HookRegistry,
     /// Rules granted "for this session", by session id.
-    session_rules: Arc<Mutex<HashMap<String, Arc<Mutex<Vec<Rule>>>>>>,
+    session_rules: Arc<Mutex<HashMap<String, SessionGrants>>>,
     /// Manual compaction flags, by session id.
     compaction_requests: Arc<Mutex<HashMap<String, CompactionRequest>>>,
 }
@@ -87,6 +91,7 @@ impl AgentRuntime {
             broker,
             mode: PermissionMode::Default,
             rules: Vec::new(),
+            grants: Vec::new(),
             hooks: HookRegistry::new(),
             session_rules: Arc::default(),
             compaction_requests: Arc::default(),
@@ -104,9 +109,16 @@ impl AgentRuntime {
         self
     }
 
-    /// Adds rules on top of the stored ones (e.g. the CLI's `--allow TOOL`).
+    /// Adds rules on top of the stored ones (Deny > Ask > Allow).
     pub fn with_rules(mut self, rules: Vec<Rule>) -> Self {
         self.rules.extend(rules);
+        self
+    }
+
+    /// Answers permission questions in advance, as "allow for this session" does (the
+    /// CLI's `--allow RULE`): a call they match runs instead of asking. A Deny still wins.
+    pub fn with_grants(mut self, grants: Vec<Rule>) -> Self {
+        self.grants.extend(grants);
         self
     }
 
@@ -144,7 +156,7 @@ impl AgentRuntime {
             .unwrap_or_default()
     }
 
-    fn session_rules(&self, session_id: &str) -> Arc<Mutex<Vec<Rule>>> {
+    fn session_rules(&self, session_id: &str) -> SessionGrants {
         self.session_rules
             .lock()
             .map(|mut rules| rules.entry(session_id.to_string()).or_default().clone())
@@ -279,11 +291,15 @@ impl AgentRuntime {
             ),
         }
         rules.extend(self.rules.iter().cloned());
-        PermissionChecker::with_session_rules(
-            self.mode,
-            rules,
-            self.session_rules(&run.rows.session_id),
-        )
+        let grants = self.session_rules(&run.rows.session_id);
+        if let Ok(mut session_grants) = grants.lock() {
+            for grant in &self.grants {
+                if !session_grants.iter().any(|known| known.text == grant.text) {
+                    session_grants.push(grant.clone());
+                }
+            }
+        }
+        PermissionChecker::with_session_rules(self.mode, rules, grants)
     }
 
     async fn run_inner(

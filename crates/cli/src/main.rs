@@ -1,6 +1,7 @@
 //! `asterism`: the Asterism research agent, headless.
 
 mod doctor;
+mod permissions;
 mod prompt;
 mod render;
 mod sessions;
@@ -69,6 +70,11 @@ enum Command {
     },
     /// Check the configuration, the database and which services answer.
     Doctor,
+    /// Permission rules stored for every session.
+    Permissions {
+        #[command(subcommand)]
+        command: permissions::PermissionsCommand,
+    },
 }
 
 fn parse_mode(text: &str) -> Result<PermissionMode, String> {
@@ -138,6 +144,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sessions { command } => sessions::run(&settings, command).await,
         Command::Target { name, json } => target(&settings, &name, json).await,
         Command::Doctor => doctor::run(&settings).await,
+        Command::Permissions { command } => permissions::run(&settings, command).await,
     }
 }
 
@@ -176,7 +183,7 @@ async fn ask(
     let broker = PermissionBroker::new(Duration::from_secs(300), interactive);
     let runtime = bootstrap::runtime(settings, services)?
         .with_broker(broker.clone())
-        .with_rules(rules)
+        .with_grants(rules)
         .with_permission_mode(mode);
     let (requests, prompts) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(prompt::answer_permission_requests(prompts, broker));

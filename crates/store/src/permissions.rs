@@ -26,3 +26,14 @@ impl Store {
             .collect()
     }
 }
+
+impl Store {
+    /// Removes a stored rule; returns whether one was removed.
+    pub async fn remove_permission_rule(&self, rule: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM permission_rules WHERE rule = ?")
+            .bind(rule)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+}

@@ -190,7 +190,7 @@ async fn without_a_terminal_ask_means_deny_unless_allowed() {
     let (first, events) = harness.ask(None, "write").await;
     assert_eq!(requests(&events), 0);
     assert!(tool_results(&events)[0].0.contains("--allow write_note"));
-    harness.runtime = harness.runtime.clone().with_rules(vec![
+    harness.runtime = harness.runtime.clone().with_grants(vec![
         Rule::parse(RuleDecision::Allow, "write_note(path:notes/**)").unwrap(),
     ]);
     let (_, events) = harness.ask(Some(&first.session_id), "write again").await;

@@ -203,3 +203,50 @@ async fn without_a_model_ask_explains_what_to_set() {
         String::from_utf8_lossy(&output.stderr).contains("no model is configured: set LLM_MODEL")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ask_rule_denies_without_a_terminal_and_allow_lets_it_run() {
+    let mut turns = ngc4258_turns();
+    turns.extend(ngc4258_turns());
+    let (env, mock, _sesame) = start(turns).await;
+    let (added, denied, allowed, listed) = tokio::task::spawn_blocking(move || {
+        let added = env.command(&["permissions", "add", "query_target", "--decision", "ask"]);
+        let denied = env.command(&["ask", "--json", "Where is NGC 4258?"]);
+        let allowed = env.command(&[
+            "ask",
+            "--json",
+            "--allow",
+            "query_target",
+            "Where is NGC 4258?",
+        ]);
+        let listed = env.command(&["permissions", "list"]);
+        (added, denied, allowed, listed)
+    })
+    .await
+    .unwrap();
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("ask   query_target"));
+    let denied_result = tool_events(&json_lines(&denied))
+        .into_iter()
+        .find(|e| e["type"] == "ToolResult")
+        .unwrap();
+    assert_eq!(denied_result["isError"], true);
+    assert!(
+        denied_result["output"]
+            .as_str()
+            .unwrap()
+            .contains("--allow query_target"),
+        "{denied_result}"
+    );
+    let allowed_result = tool_events(&json_lines(&allowed))
+        .into_iter()
+        .find(|e| e["type"] == "ToolResult")
+        .unwrap();
+    assert_eq!(allowed_result["isError"], false);
+    assert!(allowed_result["output"].as_str().unwrap().contains("M 106"));
+    mock.assert_no_violations();
+}
