@@ -105,9 +105,32 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         store.clone(),
         Duration::from_secs(60),
     );
+    let papers = asterism_library::papers::PaperSearch {
+        ads: asterism_library::sources::ads::AdsClient::new(
+            "http://127.0.0.1:9",
+            None,
+            Duration::from_secs(1),
+        )
+        .unwrap(),
+        arxiv: asterism_library::sources::arxiv::ArxivClient::new(
+            "http://127.0.0.1:9",
+            Duration::from_secs(1),
+        )
+        .unwrap(),
+        store: store.clone(),
+    };
+    let downloader = asterism_library::download::Downloader::new(
+        "http://127.0.0.1:9",
+        papers.ads.clone(),
+        store.clone(),
+        dir,
+    )
+    .unwrap();
     Arc::new(Services {
         store,
         targets,
+        papers,
+        downloader,
         data_dir: dir.to_path_buf(),
     })
 }

@@ -3,6 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use asterism_library::download::Downloader;
+use asterism_library::papers::PaperSearch;
+use asterism_library::sources::ads::AdsClient;
+use asterism_library::sources::arxiv::ArxivClient;
 use asterism_library::{SesameClient, TargetService};
 use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_store::Store;
@@ -26,16 +30,43 @@ pub enum BootstrapError {
         "no model is configured: set LLM_MODEL (and LLM_BASE_URL, LLM_API_KEY) in the environment, in ./.env or in {0}/.env"
     )]
     ModelNotConfigured(String),
+    #[error("cannot set up a literature service: {0}")]
+    Service(String),
 }
+
+/// How long ADS and arXiv get to answer.
+pub const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Opens the database and builds the services.
 pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, BootstrapError> {
     let store = Store::open_in_dir(&settings.data_dir).await?;
     let sesame = SesameClient::new(settings.sesame_url.clone(), settings.sesame_timeout)?;
     let targets = TargetService::new(sesame, store.clone(), TARGET_CACHE_MAX_AGE);
+    let ads = AdsClient::new(
+        settings.ads_api_url.clone(),
+        settings.ads_api_token.clone(),
+        SERVICE_TIMEOUT,
+    )
+    .map_err(|error| BootstrapError::Service(error.to_string()))?;
+    let arxiv = ArxivClient::new(settings.arxiv_api_url.clone(), SERVICE_TIMEOUT)
+        .map_err(|error| BootstrapError::Service(error.to_string()))?;
+    let downloader = Downloader::new(
+        &settings.arxiv_url,
+        ads.clone(),
+        store.clone(),
+        &settings.data_dir,
+    )
+    .map_err(|error| BootstrapError::Service(error.to_string()))?;
+    let papers = PaperSearch {
+        ads,
+        arxiv,
+        store: store.clone(),
+    };
     Ok(Arc::new(Services {
         store,
         targets,
+        papers,
+        downloader,
         data_dir: settings.data_dir.clone(),
     }))
 }

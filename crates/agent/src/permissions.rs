@@ -310,6 +310,23 @@ impl PermissionChecker {
     }
 }
 
+/// What a tool needs to ask the user for a permission and to record the grant: the
+/// broker and the session's grants.
+#[derive(Debug, Clone)]
+pub struct PermissionGate {
+    pub broker: Arc<PermissionBroker>,
+    pub grants: Arc<Mutex<Vec<Rule>>>,
+}
+
+impl PermissionGate {
+    /// Grants `rule` for the rest of the session.
+    pub fn grant(&self, rule: Rule) {
+        if let Ok(mut grants) = self.grants.lock() {
+            grants.push(rule);
+        }
+    }
+}
+
 /// The user's answer to a permission request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "camelCase")]
@@ -320,6 +337,11 @@ pub enum PermissionAnswer {
     AllowAlways,
     Deny {
         reason: Option<String>,
+    },
+    /// Nobody answered (timeout, no terminal, the run ended): treated as a denial.
+    #[serde(skip)]
+    NoAnswer {
+        reason: String,
     },
 }
 
@@ -371,10 +393,10 @@ impl PermissionBroker {
         cancel: &tokio_util::sync::CancellationToken,
     ) -> PermissionAnswer {
         if !self.interactive {
-            return PermissionAnswer::Deny {
-                reason: Some(format!(
+            return PermissionAnswer::NoAnswer {
+                reason: format!(
                     "{tool} needs permission ({reason}) and nobody can be asked; allow it with --allow {tool}"
-                )),
+                ),
             };
         }
         let request_id = format!("perm_{}", uuid::Uuid::new_v4().simple());
@@ -392,10 +414,10 @@ impl PermissionBroker {
         let answer = tokio::select! {
             answer = tokio::time::timeout(self.timeout, receiver) => match answer {
                 Ok(Ok(answer)) => answer,
-                Ok(Err(_)) => PermissionAnswer::Deny { reason: Some("the permission request was dropped".into()) },
-                Err(_) => PermissionAnswer::Deny { reason: Some(format!("no answer within {} s", self.timeout.as_secs())) },
+                Ok(Err(_)) => PermissionAnswer::NoAnswer { reason: "the permission request was dropped".into() },
+                Err(_) => PermissionAnswer::NoAnswer { reason: format!("no answer within {} s", self.timeout.as_secs()) },
             },
-            () = cancel.cancelled() => PermissionAnswer::Deny { reason: Some("the run was cancelled".into()) },
+            () = cancel.cancelled() => PermissionAnswer::NoAnswer { reason: "the run was cancelled".into() },
         };
         if let Ok(mut pending) = self.pending.lock() {
             pending.remove(&request_id);

@@ -17,7 +17,9 @@ use crate::compaction::{CircuitBreaker, CompactionRequest};
 use crate::executor::{DuplicateDetector, ExecutorShared, StepExecutor};
 use crate::history::{RowScope, conversation_from};
 use crate::hooks::{HookEvent, HookInput, HookRegistry};
-use crate::permissions::{PermissionBroker, PermissionChecker, PermissionMode, Rule, RuleDecision};
+use crate::permissions::{
+    PermissionBroker, PermissionChecker, PermissionGate, PermissionMode, Rule, RuleDecision,
+};
 use crate::persist::Persister;
 use crate::{AgentConfig, EventSink, Services, ToolContext, ToolRegistry};
 
@@ -79,9 +81,12 @@ impl AgentRuntime {
     pub fn new(
         services: Arc<Services>,
         model: Arc<dyn ChatModel>,
-        registry: ToolRegistry,
+        mut registry: ToolRegistry,
         config: AgentConfig,
     ) -> Self {
+        // The runtime adds what needs its own state on top of the registry (as the seed
+        // adds save_memory): asking the user for a missing permission.
+        registry.add_tool(Arc::new(crate::tools::RequestPermissionTool));
         let broker = PermissionBroker::new(config.permission_timeout, true);
         Self {
             services,
@@ -194,8 +199,12 @@ impl AgentRuntime {
             error: None,
             answer: String::new(),
         };
-        let hooks = self.load_hooks(&run);
-        if let Err(error) = self.run_inner(&request, &run, &hooks, &mut outcome).await {
+        // A broken hooks.json is reported once the question is stored (see run_inner).
+        let (hooks, hooks_problem) = self.load_hooks();
+        if let Err(error) = self
+            .run_inner(&request, &run, (&hooks, hooks_problem), &mut outcome)
+            .await
+        {
             self.fail_storage(&run, &mut outcome, error.to_string());
         }
         let (_, hook_errors) = hooks
@@ -237,18 +246,15 @@ impl AgentRuntime {
 
     /// Code hooks plus those of `{data_dir}/hooks.json`; a broken file is reported and
     /// ignored.
-    fn load_hooks(&self, run: &Run<'_>) -> HookRegistry {
+    fn load_hooks(&self) -> (HookRegistry, Option<String>) {
         let mut hooks = self.hooks.clone();
         match HookRegistry::load(&self.services.data_dir.join("hooks.json")) {
-            Ok(user_hooks) => hooks.extend(user_hooks),
-            Err(error) => self.notice(
-                run,
-                0,
-                "hooks",
-                format!("Hooks disabled for this run: {error}"),
-            ),
+            Ok(user_hooks) => {
+                hooks.extend(user_hooks);
+                (hooks, None)
+            }
+            Err(error) => (hooks, Some(format!("Hooks disabled for this run: {error}"))),
         }
-        hooks
     }
 
     /// Emits and stores a notice.
@@ -306,7 +312,7 @@ impl AgentRuntime {
         &self,
         request: &RunRequest,
         run: &Run<'_>,
-        hooks: &HookRegistry,
+        (hooks, hooks_problem): (&HookRegistry, Option<String>),
         outcome: &mut RunOutcome,
     ) -> Result<(), StoreError> {
         let store = &self.services.store;
@@ -316,18 +322,6 @@ impl AgentRuntime {
         store
             .ensure_session(&rows.session_id, &question, self.model.model_name())
             .await?;
-        if is_new {
-            let (_, errors) = hooks
-                .notify(HookInput::new(
-                    HookEvent::SessionStart,
-                    &rows.session_id,
-                    MAIN_AGENT,
-                ))
-                .await;
-            for error in errors {
-                self.notice(run, 0, "hook", error.to_string());
-            }
-        }
         let previous = store.messages(&rows.session_id).await?;
         let mut conversation = conversation_from(&previous, &rows.agent_name);
         let system =
@@ -346,6 +340,16 @@ impl AgentRuntime {
             model: self.model.model_name().to_string(),
             started_at: asterism_store::now_rfc3339(),
         });
+        if let Some(problem) = hooks_problem {
+            self.notice(run, 0, "hooks", problem);
+        }
+        if is_new {
+            let start = HookInput::new(HookEvent::SessionStart, &rows.session_id, MAIN_AGENT);
+            let (_, errors) = hooks.notify(start).await;
+            for error in errors {
+                self.notice(run, 0, "hook", error.to_string());
+            }
+        }
         let prompt_input = HookInput {
             prompt: Some(question.clone()),
             ..HookInput::new(HookEvent::UserPromptSubmit, &rows.session_id, MAIN_AGENT)
@@ -386,6 +390,10 @@ impl AgentRuntime {
                 cancel: run.cancel.clone(),
                 events: run.sink.clone(),
                 compaction: compaction.clone(),
+                permissions: PermissionGate {
+                    broker: self.broker.clone(),
+                    grants: self.session_rules(&rows.session_id),
+                },
             },
             duplicates: Mutex::new(DuplicateDetector::default()),
         });
@@ -400,8 +408,15 @@ impl AgentRuntime {
                 return Ok(());
             }
             let manual = compaction.take();
-            self.compact_if_needed(run, step, &system, &mut conversation, manual, &mut breaker)
-                .await;
+            self.compact_if_needed(
+                run,
+                step,
+                &system,
+                &mut conversation,
+                manual.then_some("manual"),
+                &mut breaker,
+            )
+            .await;
             let mut executor = StepExecutor::new(shared.clone(), step);
             let response = match self
                 .stream_step(run, step, &system, &conversation, &mut executor)
@@ -426,7 +441,7 @@ impl AgentRuntime {
                         step,
                         &system,
                         &mut conversation,
-                        true,
+                        Some("overflow"),
                         &mut breaker,
                     )
                     .await;

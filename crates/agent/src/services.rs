@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use asterism_library::TargetService;
+use asterism_library::download::Downloader;
+use asterism_library::papers::PaperSearch;
 use asterism_store::Store;
 
 /// What tools reach through [`ToolContext`](crate::ToolContext): the database, the
@@ -11,6 +13,10 @@ use asterism_store::Store;
 pub struct Services {
     pub store: Store,
     pub targets: TargetService,
+    /// ADS and arXiv search and metadata.
+    pub papers: PaperSearch,
+    /// PDFs into the library.
+    pub downloader: Downloader,
     /// The data directory (database, library files, tool results).
     pub data_dir: PathBuf,
 }

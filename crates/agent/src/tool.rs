@@ -100,6 +100,8 @@ pub struct ToolContext {
     pub events: Arc<dyn EventSink>,
     /// Set to ask for compaction before the next model call (`compress_context`).
     pub compaction: crate::compaction::CompactionRequest,
+    /// Where the agent asks for a permission it lacks (`request_permission`).
+    pub permissions: crate::permissions::PermissionGate,
 }
 
 /// The tool contract of the seed: name, description, JSON Schema, execution and flags.

@@ -1,8 +1,16 @@
 //! The tools, one file each.
 
+mod download_paper;
+mod get_paper_metadata;
 mod query_target;
+mod request_permission;
+mod search_papers;
 
+pub use download_paper::DownloadPaperTool;
+pub use get_paper_metadata::GetPaperMetadataTool;
 pub use query_target::QueryTargetTool;
+pub use request_permission::RequestPermissionTool;
+pub use search_papers::SearchPapersTool;
 
 use std::sync::Arc;
 
@@ -11,4 +19,7 @@ use crate::ToolRegistry;
 /// Registers the base tools of this release.
 pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(QueryTargetTool));
+    registry.add_tool(Arc::new(SearchPapersTool));
+    registry.add_tool(Arc::new(GetPaperMetadataTool));
+    registry.add_tool(Arc::new(DownloadPaperTool));
 }

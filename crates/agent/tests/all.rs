@@ -9,6 +9,7 @@ mod suite {
     mod executor;
     mod failures;
     mod hooks;
+    mod papers;
     mod permissions;
     mod query_target;
     mod resilience;

@@ -1,6 +1,7 @@
 //! `asterism`: the Asterism research agent, headless.
 
 mod doctor;
+mod papers;
 mod permissions;
 mod prompt;
 mod render;
@@ -70,6 +71,11 @@ enum Command {
     },
     /// Check the configuration, the database and which services answer.
     Doctor,
+    /// Papers from NASA ADS and arXiv.
+    Papers {
+        #[command(subcommand)]
+        command: papers::PapersCommand,
+    },
     /// Permission rules stored for every session.
     Permissions {
         #[command(subcommand)]
@@ -145,6 +151,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Target { name, json } => target(&settings, &name, json).await,
         Command::Doctor => doctor::run(&settings).await,
         Command::Permissions { command } => permissions::run(&settings, command).await,
+        Command::Papers { command } => papers::run(&settings, command).await,
     }
 }
 

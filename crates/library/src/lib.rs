@@ -1,7 +1,9 @@
 //! The astronomy domain of Asterism, without any agent: name resolution through CDS
 //! Sesame (and, as later issues land, ADS, arXiv, downloads, parsing and the library).
 
+pub mod download;
 pub mod http;
+pub mod papers;
 pub mod sources;
 pub mod targets;
 

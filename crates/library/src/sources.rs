@@ -1,3 +1,5 @@
 //! Clients of the external services.
 
+pub mod ads;
+pub mod arxiv;
 pub mod sesame;

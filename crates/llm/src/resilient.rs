@@ -133,7 +133,14 @@ impl ResilientModel {
                 self.policy.max_retries,
                 seconds(delay)
             );
-            if notices.send(Ok(ModelEvent::Notice(notice))).await.is_err() {
+            if notices
+                .send(Ok(ModelEvent::Notice {
+                    kind: "retry".into(),
+                    message: notice,
+                }))
+                .await
+                .is_err()
+            {
                 return Err(LlmError::Cancelled);
             }
             tokio::select! {
@@ -167,7 +174,14 @@ impl ResilientModel {
             let notice = format!(
                 "The model {primary} is unavailable ({error}); switching to the fallback model {fallback}."
             );
-            if sender.send(Ok(ModelEvent::Notice(notice))).await.is_err() {
+            if sender
+                .send(Ok(ModelEvent::Notice {
+                    kind: "fallback".into(),
+                    message: notice,
+                }))
+                .await
+                .is_err()
+            {
                 return;
             }
             let fallback_request = ChatRequest {

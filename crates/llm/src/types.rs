@@ -155,7 +155,11 @@ pub enum ModelEvent {
     ToolCallReady(ToolCall),
     /// Something the user should know about the call itself (a retry, a switch to the
     /// fallback model), not part of the answer.
-    Notice(String),
+    Notice {
+        /// `retry` or `fallback`.
+        kind: String,
+        message: String,
+    },
     /// The stream ended normally; the whole answer.
     Completed(ChatResponse),
 }

@@ -7,12 +7,14 @@
 
 mod event;
 mod json;
+mod paper;
 mod session;
 mod target;
 mod timeline;
 
 pub use event::{AgentEvent, RunFinishReason, TokenUsage};
 pub use json::JsonValue;
+pub use paper::{LocalStatus, PaperRecord};
 pub use session::SessionSummary;
 pub use target::{ResolvedTarget, TargetResolver};
 pub use timeline::{Timeline, TimelineItem};

@@ -7,6 +7,7 @@ mod audit;
 mod messages;
 mod metrics;
 mod migrate;
+mod papers;
 mod permissions;
 mod sessions;
 mod targets;
@@ -22,6 +23,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 pub use audit::AuditRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
 pub use metrics::MetricRow;
+pub use papers::PaperFile;
 pub use sessions::SessionRow;
 pub use targets::CachedTarget;
 pub use vec::vector_to_blob;

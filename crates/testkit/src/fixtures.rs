@@ -92,6 +92,8 @@ impl RouteResponse {
 pub struct Route {
     pub path_suffix: String,
     pub query: Option<String>,
+    /// Matches when the normalised query contains this (normalised) text.
+    pub query_contains: Option<String>,
     pub response: RouteResponse,
 }
 
@@ -100,8 +102,14 @@ impl Route {
         Self {
             path_suffix: path_suffix.to_string(),
             query: None,
+            query_contains: None,
             response,
         }
+    }
+
+    pub fn with_query_containing(mut self, text: &str) -> Self {
+        self.query_contains = Some(normalise_query(text));
+        self
     }
 
     pub fn with_query(mut self, query: &str) -> Self {
@@ -176,6 +184,98 @@ pub fn sesame_routes() -> Vec<Route> {
     ]
 }
 
+/// An ADS search envelope around one recorded document (the emcee doc is recorded
+/// without its envelope).
+fn ads_envelope(relative: &str) -> RouteResponse {
+    match std::fs::read_to_string(fixture_path(relative)).map(|doc| {
+        format!("{{\"responseHeader\":{{\"status\":0,\"QTime\":1}},\"response\":{{\"numFound\":1,\"start\":0,\"docs\":[{doc}]}}}}")
+    }) {
+        Ok(body) => RouteResponse::ok("application/json", body),
+        Err(error) => RouteResponse::ok("text/plain", format!("fixture {relative} unreadable: {error}")).with_status(500),
+    }
+}
+
+/// The recorded ADS answers under any base path: the emcee paper by bibcode or arXiv
+/// id, a 10-document search for anything else, and the exports.
+pub fn ads_routes() -> Vec<Route> {
+    let json = "application/json";
+    vec![
+        Route::new(
+            "/search/query",
+            ads_envelope("ads/doc_emcee_all_fields_adsabs_rs.json"),
+        )
+        .with_query_containing("2013PASP..125..306F"),
+        Route::new(
+            "/search/query",
+            ads_envelope("ads/doc_emcee_all_fields_adsabs_rs.json"),
+        )
+        .with_query_containing("1202.3665"),
+        Route::new(
+            "/search/query",
+            RouteResponse::file(json, "ads/search_bigquery_10docs_citationbot.json"),
+        ),
+        Route::new(
+            "/export/bibtex",
+            RouteResponse::file(json, "ads/export_bibtex_single_2015RaSc.json"),
+        ),
+        Route::new(
+            "/export/aastex",
+            RouteResponse::file(json, "ads/export_aastex_3records.json"),
+        ),
+    ]
+}
+
+/// The recorded arXiv feeds: id lookups (astro-ph/0601001, 1111.2011, two ids with one
+/// missing), the "abc" error feed (HTTP 400), the empty feed, and a 10-entry search for
+/// any search query.
+pub fn arxiv_routes() -> Vec<Route> {
+    let atom = "application/atom+xml";
+    vec![
+        Route::new(
+            "/query",
+            RouteResponse::file(atom, "arxiv/idlist_astro-ph_0601001.atom.xml"),
+        )
+        .with_query_containing("id_list=astro-ph/0601001"),
+        Route::new(
+            "/query",
+            RouteResponse::file(
+                atom,
+                "arxiv/idlist_two_ids_one_missing_0808.05394_1707.08567.atom.xml",
+            ),
+        )
+        .with_query_containing("id_list=0808.05394"),
+        Route::new(
+            "/query",
+            RouteResponse::file(atom, "arxiv/idlist_abc_error_400.atom.xml").with_status(400),
+        )
+        .with_query_containing("id_list=abc"),
+        Route::new(
+            "/query",
+            RouteResponse::file(atom, "arxiv/idlist_0000.0000_empty_result.atom.xml"),
+        )
+        .with_query_containing("id_list=0000.0000"),
+        Route::new(
+            "/query",
+            RouteResponse::file(atom, "arxiv/legacy2016_idlist_1111.2011v2.atom.xml"),
+        )
+        .with_query_containing("id_list=1111.2011"),
+        Route::new(
+            "/query",
+            RouteResponse::file(atom, "arxiv/search_all_testing_start0_max10.atom.xml"),
+        )
+        .with_query_containing("search_query="),
+    ]
+}
+
+/// Every recorded service: ADS first (its `/search/query` also ends in `/query`), then
+/// arXiv, then Sesame.
+pub fn all_routes() -> Vec<Route> {
+    let mut routes = ads_routes();
+    routes.extend(arxiv_routes());
+    routes.extend(sesame_routes());
+    routes
+}
+
 #[derive(Debug, Default)]
 struct FixtureState {
     routes: Vec<Route>,
@@ -245,6 +345,10 @@ async fn answer(State(state): State<Arc<Mutex<FixtureState>>>, request: Request)
                         .query
                         .as_ref()
                         .is_none_or(|expected| *expected == normalised)
+                    && route
+                        .query_contains
+                        .as_ref()
+                        .is_none_or(|part| normalised.contains(part.as_str()))
             })
             .cloned()
     };

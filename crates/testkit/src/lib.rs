@@ -13,8 +13,8 @@ mod script;
 mod server;
 
 pub use fixtures::{
-    FixtureServer, Route, RouteResponse, fixture_path, fixtures_dir, sesame_routes,
-    sse_from_chunks_jsonl,
+    FixtureServer, Route, RouteResponse, ads_routes, all_routes, arxiv_routes, fixture_path,
+    fixtures_dir, sesame_routes, sse_from_chunks_jsonl,
 };
 pub use mock_llm::{MockLlm, RecordedRequest};
 pub use script::{Fault, Script, ScriptedToolCall, Turn};

@@ -22,12 +22,27 @@ pub(super) struct Prepared {
     pub repeats: usize,
 }
 
+/// Emits a notice and stores it with the session, so replay shows it too.
 fn notice(shared: &ExecutorShared, step: i32, kind: &str, message: String) {
-    shared.context.events.emit(AgentEvent::Notice {
+    let event = AgentEvent::Notice {
         kind: kind.into(),
         message,
         step,
-    });
+    };
+    let context = &shared.context;
+    shared.persister.messages(vec![asterism_store::NewMessage {
+        session_id: context.session_id.clone(),
+        run_id: context.run_id.clone(),
+        step,
+        agent_name: context.agent_name.clone(),
+        role: asterism_store::MessageRole::Event,
+        content: String::new(),
+        tool_calls: None,
+        tool_call_id: None,
+        metadata: serde_json::json!({"event": event}),
+        raw_json: None,
+    }]);
+    context.events.emit(event);
 }
 
 /// Runs the pipeline and emits the ToolResult.
@@ -149,6 +164,25 @@ async fn decide_and_execute(
             );
         }
         if let Some(mutated) = verdict.arguments {
+            // What a hook changed is checked again: a hook cannot produce a call the
+            // rules refuse.
+            match shared.permissions.check(tool.as_ref(), &mutated) {
+                Decision::Deny { reason } => {
+                    return (
+                        ToolOutput::error(format!(
+                            "Permission denied for {} (arguments changed by a hook): {reason}.",
+                            call.name
+                        )),
+                        "rejected",
+                        "deny",
+                        mutated,
+                    );
+                }
+                Decision::Ask { reason } => {
+                    ask_reason.get_or_insert(reason);
+                }
+                Decision::Allow => {}
+            }
             arguments = mutated;
         }
         hook_context = verdict.context;
@@ -183,6 +217,17 @@ async fn decide_and_execute(
             PermissionAnswer::AllowOnce => {}
             PermissionAnswer::AllowSession => allow_tool(shared, &call.name, false).await,
             PermissionAnswer::AllowAlways => allow_tool(shared, &call.name, true).await,
+            PermissionAnswer::NoAnswer { reason } => {
+                return (
+                    ToolOutput::error(format!(
+                        "This {} call was not allowed: {reason}.",
+                        call.name
+                    )),
+                    "rejected",
+                    "deny",
+                    arguments,
+                );
+            }
             PermissionAnswer::Deny { reason } => {
                 let why = reason
                     .filter(|reason| !reason.trim().is_empty())

@@ -148,8 +148,8 @@ async fn the_broker_delivers_answers_and_denies_on_timeout() {
         .await;
     assert_eq!(
         timed_out,
-        PermissionAnswer::Deny {
-            reason: Some("no answer within 0 s".into())
+        PermissionAnswer::NoAnswer {
+            reason: "no answer within 0 s".into()
         }
     );
     assert!(broker.waiting().is_empty());
@@ -165,6 +165,6 @@ async fn the_broker_delivers_answers_and_denies_on_timeout() {
         )
         .await;
     assert!(
-        matches!(denied, PermissionAnswer::Deny { reason: Some(reason) } if reason.contains("--allow command"))
+        matches!(denied, PermissionAnswer::NoAnswer { reason } if reason.contains("--allow command"))
     );
 }

@@ -16,18 +16,20 @@ impl AgentRuntime {
         step: i32,
         system: &str,
         conversation: &mut Vec<ChatMessage>,
-        forced: bool,
+        forced: Option<&str>,
         breaker: &mut CircuitBreaker,
     ) {
+        // `forced` names why compaction must run now (`manual`, `overflow`); `None`
+        // means only when over the soft limit.
         let config = &self.config.compaction;
         let system_tokens = system.len() / 4 + 4;
         let before = estimate_tokens(conversation) + system_tokens;
-        if !forced && (before <= config.soft_limit_tokens || breaker.is_open()) {
+        if forced.is_none() && (before <= config.soft_limit_tokens || breaker.is_open()) {
             return;
         }
         let tail = tail_start(conversation, config.keep_user_turns);
         if tail == 0 {
-            if forced {
+            if forced.is_some() {
                 self.notice(
                     run,
                     step,
@@ -47,11 +49,7 @@ impl AgentRuntime {
                 *conversation = compacted;
                 let after = estimate_tokens(conversation) + system_tokens;
                 let event = AgentEvent::Compacted {
-                    kind: if forced {
-                        "manual".into()
-                    } else {
-                        "auto".into()
-                    },
+                    kind: forced.unwrap_or("auto").into(),
                     tokens_before: i32::try_from(before).unwrap_or(i32::MAX),
                     tokens_after: i32::try_from(after).unwrap_or(i32::MAX),
                     step,

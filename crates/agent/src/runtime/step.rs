@@ -74,13 +74,8 @@ impl AgentRuntime {
                         agent_name: agent_name.clone(),
                     });
                 }
-                Ok(ModelEvent::Notice(message)) => {
-                    let kind = if message.contains("fallback") {
-                        "fallback"
-                    } else {
-                        "retry"
-                    };
-                    self.notice(run, step, kind, message);
+                Ok(ModelEvent::Notice { kind, message }) => {
+                    self.notice(run, step, &kind, message);
                 }
                 Ok(ModelEvent::ToolCallReady(call)) => {
                     if self.config.streaming_tools {

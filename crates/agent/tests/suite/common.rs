@@ -4,11 +4,14 @@ use std::time::Duration;
 use asterism_agent::{
     AgentConfig, AgentRuntime, CollectingSink, RunOutcome, RunRequest, Services, ToolRegistry,
 };
+use asterism_library::papers::PaperSearch;
+use asterism_library::sources::ads::AdsClient;
+use asterism_library::sources::arxiv::ArxivClient;
 use asterism_library::{SesameClient, TargetService};
 use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_protocol::AgentEvent;
 use asterism_store::Store;
-use asterism_testkit::{FixtureServer, MockLlm, Script, ScriptedToolCall, Turn, sesame_routes};
+use asterism_testkit::{FixtureServer, MockLlm, Script, ScriptedToolCall, Turn, all_routes};
 use tokio_util::sync::CancellationToken;
 
 /// A runtime wired to a scripted model and the Sesame fixture server, on a temp dir.
@@ -66,16 +69,40 @@ impl Harness {
         })
         .await
         .unwrap();
-        let sesame = FixtureServer::start(sesame_routes()).await.unwrap();
+        let sesame = FixtureServer::start(all_routes()).await.unwrap();
         let store = Store::open_in_dir(dir.path()).await.unwrap();
         let targets = TargetService::new(
             SesameClient::new(sesame.url(), sesame_timeout).unwrap(),
             store.clone(),
             Duration::from_secs(3600),
         );
+        let papers = PaperSearch {
+            ads: AdsClient::new(
+                format!("{}/ads", sesame.url()),
+                Some("test-token".into()),
+                Duration::from_secs(5),
+            )
+            .unwrap(),
+            arxiv: ArxivClient::new(
+                format!("{}/arxiv-api", sesame.url()),
+                Duration::from_secs(5),
+            )
+            .unwrap()
+            .with_interval(Duration::ZERO),
+            store: store.clone(),
+        };
+        let downloader = asterism_library::download::Downloader::new(
+            &format!("{}/arxiv", sesame.url()),
+            papers.ads.clone(),
+            store.clone(),
+            dir.path(),
+        )
+        .unwrap();
         let services = Arc::new(Services {
             store: store.clone(),
             targets,
+            papers,
+            downloader,
             data_dir: dir.path().to_path_buf(),
         });
         let mut model_config =

@@ -214,3 +214,41 @@ async fn read_only_mode_refuses_writes_without_asking() {
 async fn sqlx_audit(harness: &Harness) -> Vec<(String, String)> {
     harness.store.audit_decisions().await.unwrap()
 }
+
+#[tokio::test]
+async fn the_agent_can_request_a_permission_it_lacks_with_its_reason() {
+    let turns = vec![
+        Turn {
+            tool_calls: vec![ScriptedToolCall {
+                id: Some("req".into()),
+                name: "request_permission".into(),
+                arguments: json!({"tool": "write_note", "pattern": "path:notes/**", "reason": "to save the coordinates you asked for"}),
+            }],
+            ..Turn::default()
+        },
+        write_turn("w", "notes/ngc4258.md"),
+        answer(),
+    ];
+    let harness = harness(turns).await;
+    let (_, events) = run_answering(&harness, None, PermissionAnswer::AllowSession).await;
+    let reasons: Vec<String> = events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::PermissionRequest { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        ["The agent asks to use write_note(path:notes/**): to save the coordinates you asked for"]
+    );
+    let results = tool_results(&events);
+    assert_eq!(
+        results[0].0,
+        "Granted for this session: write_note(path:notes/**)"
+    );
+    assert_eq!(
+        results[1].0, "wrote notes/ngc4258.md",
+        "the grant covers the later write without asking"
+    );
+}

@@ -83,7 +83,16 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
         .iter()
         .map(|tool| tool["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tool_names, ["query_target"]);
+    assert_eq!(
+        tool_names,
+        [
+            "download_paper",
+            "get_paper_metadata",
+            "query_target",
+            "request_permission",
+            "search_papers"
+        ]
+    );
 
     // Replay from the database alone gives the same timeline.
     let replayed = session_events(&harness.store, &outcome.session_id)

@@ -1,7 +1,8 @@
-//! `asterism-fixture-server --port N`: serves the recorded Sesame (and later ADS and
-//! arXiv) responses on loopback. Prints its base URL once listening.
+//! `asterism-fixture-server --port N`: serves the recorded ADS, arXiv and Sesame
+//! responses on loopback (any base path: `{url}/ads`, `{url}/arxiv-api`,
+//! `{url}/cgi-bin/nph-sesame`). Prints its base URL once listening.
 
-use asterism_testkit::{FixtureServer, sesame_routes};
+use asterism_testkit::{FixtureServer, all_routes};
 use clap::Parser;
 
 #[derive(Parser)]
@@ -15,7 +16,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let server = FixtureServer::start_on(sesame_routes(), args.port).await?;
+    let server = FixtureServer::start_on(all_routes(), args.port).await?;
     println!("{}", server.url());
     server.serve_forever().await;
     Ok(())

@@ -1,0 +1,7 @@
+//! Papers: search across ADS and arXiv, merged into one list; metadata by any id.
+
+mod merge;
+mod search;
+
+pub use merge::{merge_papers, title_key};
+pub use search::{PaperId, PaperSearch, SearchOutcome};

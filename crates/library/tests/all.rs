@@ -1,0 +1,10 @@
+//! The literature services against loopback servers serving recorded answers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod suite {
+    mod ads;
+    mod arxiv;
+    mod download;
+    mod search;
+}

@@ -1,0 +1,154 @@
+use sqlx::Row;
+
+use crate::{Result, Store};
+
+impl Store {
+    /// The library status of the paper with any of these ids, if it is in the library.
+    pub async fn paper_status(
+        &self,
+        bibcode: Option<&str>,
+        arxiv_id: Option<&str>,
+        doi: Option<&str>,
+    ) -> Result<Option<String>> {
+        if bibcode.is_none() && arxiv_id.is_none() && doi.is_none() {
+            return Ok(None);
+        }
+        let row = sqlx::query(
+            "SELECT status FROM papers
+             WHERE (?1 IS NOT NULL AND bibcode = ?1) OR (?2 IS NOT NULL AND arxiv_id = ?2)
+                OR (?3 IS NOT NULL AND lower(doi) = lower(?3))
+             LIMIT 1",
+        )
+        .bind(bibcode)
+        .bind(arxiv_id)
+        .bind(doi)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(match row {
+            Some(row) => Some(row.try_get("status")?),
+            None => None,
+        })
+    }
+}
+
+/// A file of a paper, as `paper_files` records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperFile {
+    pub paper_id: String,
+    pub kind: String,
+    pub path: String,
+    pub sha256: String,
+    pub size_bytes: i64,
+    pub source: String,
+}
+
+impl Store {
+    /// Finds the paper with any of these ids, or creates it from the record; fills ids
+    /// and metadata it lacked. Returns the paper id.
+    pub async fn upsert_paper(&self, paper: &asterism_protocol::PaperRecord) -> Result<String> {
+        let now = crate::now_rfc3339();
+        let existing: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM papers
+             WHERE (?1 IS NOT NULL AND bibcode = ?1) OR (?2 IS NOT NULL AND arxiv_id = ?2)
+                OR (?3 IS NOT NULL AND lower(doi) = lower(?3))
+             LIMIT 1",
+        )
+        .bind(&paper.bibcode)
+        .bind(&paper.arxiv_id)
+        .bind(&paper.doi)
+        .fetch_optional(&self.pool)
+        .await?;
+        let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        sqlx::query(
+            "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?)
+             ON CONFLICT(id) DO UPDATE SET
+               bibcode = COALESCE(papers.bibcode, excluded.bibcode),
+               arxiv_id = COALESCE(papers.arxiv_id, excluded.arxiv_id),
+               doi = COALESCE(papers.doi, excluded.doi),
+               title = CASE WHEN papers.title = '' THEN excluded.title ELSE papers.title END,
+               authors = CASE WHEN papers.authors = '[]' THEN excluded.authors ELSE papers.authors END,
+               year = COALESCE(papers.year, excluded.year),
+               journal = COALESCE(papers.journal, excluded.journal),
+               abstract = COALESCE(papers.abstract, excluded.abstract),
+               citation_count = COALESCE(excluded.citation_count, papers.citation_count),
+               updated_at = excluded.updated_at",
+        )
+        .bind(&id)
+        .bind(&paper.bibcode)
+        .bind(&paper.arxiv_id)
+        .bind(&paper.doi)
+        .bind(&paper.title)
+        .bind(serde_json::to_string(&paper.authors)?)
+        .bind(paper.year)
+        .bind(&paper.journal)
+        .bind(&paper.abstract_text)
+        .bind(serde_json::to_string(&paper.keywords)?)
+        .bind(paper.citation_count)
+        .bind(&now)
+        .bind(&now)
+        .execute(&self.pool)
+        .await?;
+        Ok(id)
+    }
+
+    /// Records a stored file of a paper and marks the paper downloaded (unless parsed).
+    pub async fn add_paper_file(
+        &self,
+        file: &PaperFile,
+        original_name: Option<&str>,
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO paper_files (paper_id, kind, path, original_name, sha256, size_bytes, source, added_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING",
+        )
+        .bind(&file.paper_id)
+        .bind(&file.kind)
+        .bind(&file.path)
+        .bind(original_name)
+        .bind(&file.sha256)
+        .bind(file.size_bytes)
+        .bind(&file.source)
+        .bind(crate::now_rfc3339())
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE papers SET status = 'downloaded', updated_at = ? WHERE id = ? AND status IN ('metadata', 'unidentified')")
+            .bind(crate::now_rfc3339())
+            .bind(&file.paper_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The PDF of a paper, if one is stored.
+    pub async fn paper_pdf(&self, paper_id: &str) -> Result<Option<PaperFile>> {
+        let row = sqlx::query("SELECT paper_id, kind, path, sha256, size_bytes, source FROM paper_files WHERE paper_id = ? AND kind = 'pdf' ORDER BY id LIMIT 1")
+            .bind(paper_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(PaperFile {
+            paper_id: row.try_get("paper_id")?,
+            kind: row.try_get("kind")?,
+            path: row.try_get("path")?,
+            sha256: row.try_get("sha256")?,
+            size_bytes: row.try_get("size_bytes")?,
+            source: row.try_get("source")?,
+        }))
+    }
+}
+
+impl Store {
+    /// Sets a paper's library status (`metadata`, `downloaded`, `parsed`, `unidentified`).
+    pub async fn set_paper_status(&self, paper_id: &str, status: &str) -> Result<()> {
+        sqlx::query("UPDATE papers SET status = ?, updated_at = ? WHERE id = ?")
+            .bind(status)
+            .bind(crate::now_rfc3339())
+            .bind(paper_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
