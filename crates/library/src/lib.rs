@@ -4,6 +4,7 @@
 pub mod download;
 pub mod http;
 pub mod papers;
+pub mod parse;
 pub mod sources;
 pub mod targets;
 
