@@ -186,3 +186,14 @@ pub fn tool_results(events: &[AgentEvent]) -> Vec<(String, bool, serde_json::Val
         })
         .collect()
 }
+
+/// The (kind, message) of every Notice event.
+pub fn notices(events: &[AgentEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::Notice { kind, message, .. } => Some((kind.clone(), message.clone())),
+            _ => None,
+        })
+        .collect()
+}

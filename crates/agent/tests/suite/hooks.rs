@@ -5,7 +5,7 @@ use asterism_protocol::{AgentEvent, RunFinishReason};
 use asterism_testkit::{ScriptedToolCall, Turn};
 use serde_json::json;
 
-use super::common::{Harness, tool_results};
+use super::common::{Harness, notices, tool_results};
 
 fn echo_turn() -> Vec<Turn> {
     vec![
@@ -34,16 +34,6 @@ async fn with_hooks(json: &str) -> Harness {
     .await;
     std::fs::write(harness.data_dir().join("hooks.json"), json).unwrap();
     harness
-}
-
-fn notices(events: &[AgentEvent]) -> Vec<(String, String)> {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            AgentEvent::Notice { kind, message, .. } => Some((kind.clone(), message.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 use asterism_protocol::{AgentEvent, RunFinishReason};
 use asterism_testkit::{Fault, Turn};
 
-use super::common::Harness;
+use super::common::{Harness, notices};
 
 fn http(status: u16, retry_after: Option<u64>) -> Turn {
     Turn {
@@ -19,16 +19,6 @@ fn text(answer: &str) -> Turn {
         text: Some(answer.into()),
         ..Turn::default()
     }
-}
-
-fn notices(events: &[AgentEvent]) -> Vec<(String, String)> {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            AgentEvent::Notice { kind, message, .. } => Some((kind.clone(), message.clone())),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]
