@@ -42,7 +42,24 @@ pub fn split_arxiv_id(text: &str) -> Option<(String, Option<i32>)> {
 }
 
 fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    repair_mojibake(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Undoes UTF-8 that was decoded as Latin-1 somewhere upstream (`RamÃ­rez` →
+/// `Ramírez`), which some arXiv metadata carries. Text is left alone unless every
+/// character fits in Latin-1 and the bytes form valid UTF-8.
+pub(crate) fn repair_mojibake(text: &str) -> String {
+    if !text.contains(['Ã', 'Â', 'Å', 'Ä']) {
+        return text.to_string();
+    }
+    let bytes: Option<Vec<u8>> = text
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect();
+    match bytes.map(String::from_utf8) {
+        Some(Ok(repaired)) => repaired,
+        _ => text.to_string(),
+    }
 }
 
 fn local(name: &[u8]) -> String {

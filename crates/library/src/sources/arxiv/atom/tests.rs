@@ -111,3 +111,29 @@ fn ids_split_into_id_and_version() {
         Some(("astro-ph/0601001".into(), None))
     );
 }
+
+#[test]
+fn double_encoded_names_are_repaired() {
+    let search = parse_feed(&fixture("search_all_testing_start0_max10.atom.xml")).unwrap();
+    let authors: Vec<&String> = search
+        .papers
+        .iter()
+        .flat_map(|paper| paper.authors.iter())
+        .collect();
+    assert!(
+        authors
+            .iter()
+            .any(|author| author.as_str() == "Aurora Ramírez"),
+        "{authors:?}"
+    );
+    assert!(
+        authors
+            .iter()
+            .any(|author| author.as_str() == "José Raúl Romero")
+    );
+    assert_eq!(
+        super::repair_mojibake("Strömgren"),
+        "Strömgren",
+        "correct text is left alone"
+    );
+}
