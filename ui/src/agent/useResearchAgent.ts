@@ -5,10 +5,14 @@ import {
   type AgentEvent,
   type AppError,
   type AppStatus,
+  type PermissionDecision,
   type SessionSummary,
   type TimelineItem,
 } from "../bindings";
 import { applyEvent } from "../timeline/fold";
+
+/** A permission request as the live run sent it. */
+export type PermissionRequestEvent = Extract<AgentEvent, { type: "PermissionRequest" }>;
 
 /** Turns whatever a command rejected with into a sentence for the user. */
 function describe(error: AppError | unknown): string {
@@ -25,8 +29,11 @@ export type ResearchAgent = {
   items: TimelineItem[];
   running: boolean;
   /** The last failure of a command (not an agent `Error` event, which is a timeline item). */
-  notice: string | null;
+    notice: string | null;
   dismissNotice: () => void;
+  /** Permission requests of the live run waiting for the user. */
+  permissions: PermissionRequestEvent[];
+  answerPermission: (requestId: string, decision: PermissionDecision, reason: string | null) => Promise<void>;
   send: (question: string, enableThinking: boolean) => Promise<boolean>;
   cancel: () => Promise<void>;
   openSession: (id: string) => Promise<void>;
@@ -40,7 +47,8 @@ export function useResearchAgent(): ResearchAgent {
   const [sessionId, setSessionId] = useState<string | null>(null);
   const [items, setItems] = useState<TimelineItem[]>([]);
   const [running, setRunning] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
+    const [notice, setNotice] = useState<string | null>(null);
+  const [permissions, setPermissions] = useState<PermissionRequestEvent[]>([]);
   // Bumped whenever the timeline is replaced, so late answers for an older view are dropped.
   const view = useRef(0);
 
@@ -81,11 +89,16 @@ export function useResearchAgent(): ResearchAgent {
       const channel = new Channel<AgentEvent>();
       channel.onmessage = (event) => {
         if (run !== view.current) return;
-        setItems((previous) => applyEvent(previous, event));
+                setItems((previous) => applyEvent(previous, event));
         if (event.type === "RunStarted") setSessionId(event.sessionId);
+        if (event.type === "PermissionRequest") setPermissions((previous) => [...previous, event]);
+        if (event.type === "ToolResult") {
+          setPermissions((previous) => previous.filter((request) => request.toolCallId !== event.toolCallId));
+        }
         if (event.type === "RunFinished") {
           setSessionId(event.sessionId);
           setRunning(false);
+          setPermissions([]);
           void refreshSessions();
         }
       };
@@ -106,6 +119,17 @@ export function useResearchAgent(): ResearchAgent {
     },
     [running, sessionId, refreshSessions],
   );
+
+    const answerPermission = useCallback(async (requestId: string, decision: PermissionDecision, reason: string | null) => {
+    setPermissions((previous) => previous.filter((request) => request.requestId !== requestId));
+    try {
+      const result = await commands.permissionAnswer(requestId, decision, reason);
+      if (result.status === "error") setNotice(describe(result.error));
+      else if (!result.data) setNotice("That permission request had already expired.");
+    } catch (error) {
+      setNotice(describe(error));
+    }
+  }, []);
 
   const cancel = useCallback(async () => {
     if (!sessionId) return;
@@ -153,7 +177,9 @@ export function useResearchAgent(): ResearchAgent {
     items,
     running,
     notice,
-    dismissNotice: () => setNotice(null),
+        dismissNotice: () => setNotice(null),
+    permissions,
+    answerPermission,
     send,
     cancel,
     openSession,

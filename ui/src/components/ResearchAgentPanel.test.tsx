@@ -209,6 +209,41 @@ describe("ResearchAgentPanel", () => {
     expect(screen.getByTestId("send-button")).toBeEnabled();
   });
 
+  it("asks for permission with the full arguments and sends the answer", async () => {
+    const backend = mockBackend();
+    render(<App />);
+    const user = userEvent.setup();
+    await user.type(await screen.findByTestId("question-input"), "Save the coordinates");
+    await user.click(screen.getByTestId("send-button"));
+    await waitFor(() => expect(backend.feeds.length).toBe(1));
+    await backend.lastFeed().send(
+      { type: "RunStarted", runId: "r1", sessionId: "s1", question: "Save the coordinates", model: "test-model", startedAt: "2026-12-02T20:00:00Z" },
+      { type: "PermissionRequest", requestId: "perm_1", toolCallId: "call_9", tool: "file_write", arguments: { path: "notes/ngc4258.md", text: "12:18:57.62 +47:18:13.4" }, reason: "file_write changes files or data" },
+    );
+    const card = await screen.findByTestId("permission-card");
+    expect(card).toHaveTextContent("Allow file_write?");
+    expect(card).toHaveTextContent("notes/ngc4258.md");
+    await user.click(within(card).getByRole("button", { name: "Allow for this session" }));
+    await waitFor(() => expect(backend.callsTo("permission_answer")).toHaveLength(1));
+    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_1", decision: "allowSession", reason: null });
+    expect(screen.queryByTestId("permission-card")).not.toBeInTheDocument();
+  });
+
+  it("denies with the reason the agent will see", async () => {
+    const backend = mockBackend();
+    render(<App />);
+    const user = userEvent.setup();
+    await user.type(await screen.findByTestId("question-input"), "Run it");
+    await user.click(screen.getByTestId("send-button"));
+    await waitFor(() => expect(backend.feeds.length).toBe(1));
+    await backend.lastFeed().send({ type: "PermissionRequest", requestId: "perm_2", toolCallId: "c", tool: "run_bash", arguments: { command: "rm -rf data" }, reason: "run_bash runs a command" });
+    const card = await screen.findByTestId("permission-card");
+    await user.type(within(card).getByLabelText("Reason for denying"), "never delete data");
+    await user.click(within(card).getByRole("button", { name: "Deny" }));
+    await waitFor(() => expect(backend.callsTo("permission_answer")).toHaveLength(1));
+    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_2", decision: "deny", reason: "never delete data" });
+  });
+
   it("cancels the running session", async () => {
     const backend = mockBackend();
     render(<App />);

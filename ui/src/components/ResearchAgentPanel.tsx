@@ -1,5 +1,6 @@
 import { useResearchAgent } from "../agent/useResearchAgent";
 import { ConfigNotice } from "./ConfigNotice";
+import { PermissionCard } from "./PermissionCard";
 import { QuestionBox } from "./QuestionBox";
 import { SessionList } from "./SessionList";
 import { Timeline } from "./Timeline";
@@ -48,7 +49,11 @@ export function ResearchAgentPanel() {
 
         {status && !status.modelConfigured && <ConfigNotice dataDir={status.dataDir} />}
 
-        <Timeline items={agent.items} running={running} />
+                <Timeline items={agent.items} running={running} />
+
+        {agent.permissions.map((request) => (
+          <PermissionCard key={request.requestId} request={request} onAnswer={agent.answerPermission} />
+        ))}
 
         {agent.notice && (
           <div className="toast" role="alert" data-testid="error-toast">

@@ -64,7 +64,9 @@ export function mockBackend(options: BackendOptions = {}) {
         case "agent_run":
           feeds.push(new ChannelFeed(args.onEvent as Channel<AgentEvent>));
           return options.agentRun ? options.agentRun(args) : "s1";
-        case "agent_cancel":
+                case "agent_cancel":
+          return true;
+        case "permission_answer":
           return true;
         default:
           throw new Error(`unexpected command ${cmd}`);
