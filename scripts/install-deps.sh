@@ -30,3 +30,29 @@ command -v npm >/dev/null || { echo "Node.js 20 and npm are needed" >&2; exit 1;
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
+
+# libpdfium for PDF text extraction (Debian has none): the pypdfium2 wheel on PyPI ships
+# it. Pinned by version and sha256; unpacked into .deps/pdfium/, where Asterism looks for
+# it (ASTERISM_PDFIUM overrides). Without it the pure-Rust extractor is used instead.
+pdfium_dir=.deps/pdfium
+if [ ! -f "$pdfium_dir/libpdfium.so" ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+  wheel_url="https://files.pythonhosted.org/packages/c8/e5/2e668bc1bc6fe22f9006694b5571a2dd2c9b874d6a21d16ee839c8f7f6ea/pypdfium2-5.15.2-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+  wheel_sha256="dc31aea5b0fb9fefc9b537a65f4113980b2c40798445736a7e6565bc85161e37"
+  mkdir -p "$pdfium_dir"
+  tmp="$(mktemp -d)"
+  if curl -fsSL --retry 3 -o "$tmp/pypdfium2.whl" "$wheel_url" \
+    && echo "$wheel_sha256  $tmp/pypdfium2.whl" | sha256sum -c --quiet -; then
+    python3 - "$tmp/pypdfium2.whl" "$pdfium_dir" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for name in ("pypdfium2_raw/libpdfium.so", "pypdfium2_raw/version.json"):
+        target = sys.argv[2] + "/" + name.split("/")[-1]
+        with wheel.open(name) as source, open(target, "wb") as out:
+            out.write(source.read())
+PY
+    echo "installed libpdfium (pypdfium2 5.15.2) into $pdfium_dir"
+  else
+    echo "warning: could not fetch libpdfium; PDFs will be parsed by the pure-Rust extractor" >&2
+  fi
+  rm -rf "$tmp"
+fi

@@ -1,8 +1,15 @@
 //! Turning papers into Markdown the agent can read and cite: arXiv's HTML (LaTeXML)
-//! when it exists, with math kept as TeX; clean-ups every extractor needs.
+//! when it exists, with math kept as TeX; otherwise the PDF's text layer with page
+//! markers and recovered section headings; clean-ups every extractor needs.
 
 mod cleanup;
 mod html;
+mod layout;
+mod pdf;
 
 pub use cleanup::clean_text;
 pub use html::{HtmlParseError, latexml_to_markdown};
+pub use layout::{
+    Section, page_marker, pages_to_markdown, sections_of, select_pages, select_section,
+};
+pub use pdf::{PdfEngine, PdfError, PdfText, extract_pdf, extract_pdf_with};

@@ -3,16 +3,29 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-/// Cleans extracted text: removes soft hyphens (U+00AD, and pdfium's `\x02`), joins
+/// Cleans extracted text: unifies line ends, expands ligatures (`ﬁ` → `fi`), removes soft hyphens (U+00AD, and pdfium's `\x02`), joins
 /// `hyphen-\nated` words, composes accents (`Stro\u{308}mgren` → `Strömgren`), turns a
 /// spacing diaeresis before a letter into the composed letter (`Str¨omgren`), drops
 /// other control characters and trailing spaces.
 pub fn clean_text(text: &str) -> String {
+    // pdfium ends lines with "\r\n"; one kind of line end makes the rest simpler.
+    let text: std::borrow::Cow<'_, str> = if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n").into()
+    } else {
+        text.into()
+    };
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '\u{ad}' | '\u{2}' => {}
+            // Ligatures some engines keep as single characters.
+            '\u{fb00}' => out.push_str("ff"),
+            '\u{fb01}' => out.push_str("fi"),
+            '\u{fb02}' => out.push_str("fl"),
+            '\u{fb03}' => out.push_str("ffi"),
+            '\u{fb04}' => out.push_str("ffl"),
+            '\u{fb05}' | '\u{fb06}' => out.push_str("st"),
             // Spacing accents that PDF extractors emit before the letter they belong to.
             '\u{a8}' | '\u{b4}' | '`' | '\u{2dc}' | '\u{2c6}'
                 if chars.peek().is_some_and(|next| next.is_alphabetic()) =>
@@ -83,5 +96,17 @@ mod tests {
             "Strömgren and Schönberg"
         );
         assert_eq!(clean_text("a\u{7}b  \n"), "ab");
+    }
+
+    #[test]
+    fn pdfium_line_ends_and_ligatures() {
+        assert_eq!(
+            clean_text("the red giant bran-\r\nch tip\r\nis a standard candle"),
+            "the red giant branch tip\nis a standard candle"
+        );
+        assert_eq!(
+            clean_text("\u{fb01}rst \u{fb02}ux e\u{fb03}ciency"),
+            "first flux efficiency"
+        );
     }
 }

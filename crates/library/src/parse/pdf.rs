@@ -1,0 +1,204 @@
+//! A PDF's text layer, page by page: pdfium (Chromium's PDF library, loaded at run time)
+//! when it can be found, the pure-Rust `pdf-extract` otherwise. Both read two-column
+//! papers column by column; pdfium is faster and agrees better with `pdftotext`.
+//!
+//! Where libpdfium is looked for, in order: `ASTERISM_PDFIUM` (the library or its
+//! folder; `none` forces the pure-Rust engine), beside the executable and in its `lib/`,
+//! the checkout's `.deps/pdfium/` (what `scripts/install-deps.sh` fills), the system.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use pdfium_render::prelude::{
+    PdfDocumentMetadataTagType, Pdfium, PdfiumError, PdfiumInternalError,
+};
+
+/// Why a PDF gave no text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PdfError {
+    #[error("the file is empty (0 bytes)")]
+    Empty,
+    #[error("the file is not a PDF (it does not start with %PDF)")]
+    NotPdf,
+    #[error(
+        "the PDF is encrypted with a password; open it in a viewer and save an unprotected copy"
+    )]
+    Encrypted,
+    #[error("the PDF is damaged or truncated: {0}")]
+    Corrupt(String),
+    #[error(
+        "the PDF has no text layer ({pages} pages of images, probably a scan); it needs OCR first"
+    )]
+    NoTextLayer { pages: usize },
+}
+
+/// Which engine read a PDF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PdfEngine {
+    Pdfium,
+    PdfExtract,
+}
+
+impl PdfEngine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Pdfium => "pdfium",
+            Self::PdfExtract => "pdf-extract",
+        }
+    }
+
+    /// pdfium when its library loads, else the pure-Rust engine.
+    pub fn best_available() -> Self {
+        if pdfium().is_some() {
+            Self::Pdfium
+        } else {
+            Self::PdfExtract
+        }
+    }
+}
+
+/// The text layer of a PDF.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PdfText {
+    /// One string per page, as the engine gave it (lines separated by `\n`).
+    pub pages: Vec<String>,
+    /// The document's Title metadata, when set.
+    pub title: Option<String>,
+    pub engine: PdfEngine,
+}
+
+static PDFIUM: OnceLock<Option<Pdfium>> = OnceLock::new();
+
+fn library_candidates() -> Vec<PathBuf> {
+    let name = Pdfium::pdfium_platform_library_name();
+    let mut candidates = Vec::new();
+    if let Some(configured) = std::env::var_os("ASTERISM_PDFIUM") {
+        let path = PathBuf::from(configured);
+        if path.is_dir() {
+            candidates.push(path.join(&name));
+        } else {
+            candidates.push(path);
+        }
+        return candidates;
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
+        candidates.push(dir.join(&name));
+        candidates.push(dir.join("lib").join(&name));
+    }
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../.deps/pdfium")
+            .join(&name),
+    );
+    candidates
+}
+
+fn pdfium() -> Option<&'static Pdfium> {
+    PDFIUM
+        .get_or_init(|| {
+            if std::env::var("ASTERISM_PDFIUM").is_ok_and(|value| value == "none") {
+                return None;
+            }
+            let bindings = library_candidates()
+                .into_iter()
+                .filter(|path| path.is_file())
+                .find_map(|path| Pdfium::bind_to_library(&path).ok())
+                .or_else(|| Pdfium::bind_to_system_library().ok());
+            if bindings.is_none() {
+                tracing::info!("libpdfium not found; PDFs are read by pdf-extract");
+            }
+            bindings.map(Pdfium::new)
+        })
+        .as_ref()
+}
+
+/// Reads the text layer of the PDF in `bytes` with the best engine available.
+pub fn extract_pdf(bytes: &[u8]) -> Result<PdfText, PdfError> {
+    extract_pdf_with(bytes, PdfEngine::best_available())
+}
+
+/// Reads the text layer with a given engine (pdfium falls back when it is missing).
+pub fn extract_pdf_with(bytes: &[u8], engine: PdfEngine) -> Result<PdfText, PdfError> {
+    if bytes.is_empty() {
+        return Err(PdfError::Empty);
+    }
+    // The header may follow a little junk; readers accept it within the first 1 KiB.
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|window| window == b"%PDF-") {
+        return Err(PdfError::NotPdf);
+    }
+    let text = match (engine, pdfium()) {
+        (PdfEngine::Pdfium, Some(pdfium)) => with_pdfium(pdfium, bytes)?,
+        _ => with_pdf_extract(bytes)?,
+    };
+    let has_text = text.pages.iter().any(|page| {
+        page.chars()
+            .filter(|c| c.is_alphanumeric())
+            .nth(20)
+            .is_some()
+    });
+    if !has_text {
+        return Err(PdfError::NoTextLayer {
+            pages: text.pages.len(),
+        });
+    }
+    Ok(text)
+}
+
+fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
+    let document = pdfium
+        .load_pdf_from_byte_slice(bytes, None)
+        .map_err(|error| match error {
+            PdfiumError::PdfiumLibraryInternalError(
+                PdfiumInternalError::PasswordError | PdfiumInternalError::SecurityError,
+            ) => PdfError::Encrypted,
+            PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::FormatError) => {
+                PdfError::Corrupt("pdfium cannot read its structure".into())
+            }
+            other => PdfError::Corrupt(format!("{other:?}")),
+        })?;
+    let title = document
+        .metadata()
+        .get(PdfDocumentMetadataTagType::Title)
+        .map(|tag| tag.value().trim().to_string())
+        .filter(|title| !title.is_empty());
+    let mut pages = Vec::with_capacity(usize::try_from(document.pages().len()).unwrap_or(0));
+    for page in document.pages().iter() {
+        let text = page
+            .text()
+            .map(|text| text.all())
+            .map_err(|error| PdfError::Corrupt(format!("a page cannot be read: {error:?}")))?;
+        pages.push(text);
+    }
+    Ok(PdfText {
+        pages,
+        title,
+        engine: PdfEngine::Pdfium,
+    })
+}
+
+fn with_pdf_extract(bytes: &[u8]) -> Result<PdfText, PdfError> {
+    // pdf-extract panics on some malformed files; a bad PDF must not take the app down.
+    let result = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes));
+    match result {
+        Ok(Ok(pages)) => Ok(PdfText {
+            pages,
+            title: None,
+            engine: PdfEngine::PdfExtract,
+        }),
+        Ok(Err(error)) => {
+            let message = error.to_string();
+            if message.to_lowercase().contains("encrypt") || message.contains("password") {
+                Err(PdfError::Encrypted)
+            } else {
+                Err(PdfError::Corrupt(message))
+            }
+        }
+        Err(_) => Err(PdfError::Corrupt(
+            "pdf-extract could not read its structure".into(),
+        )),
+    }
+}
