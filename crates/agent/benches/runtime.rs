@@ -126,11 +126,13 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         dir,
     )
     .unwrap();
+    let parser = asterism_library::parse::Parser::new("http://127.0.0.1:9", store.clone()).unwrap();
     Arc::new(Services {
         store,
         targets,
         papers,
         downloader,
+        parser,
         data_dir: dir.to_path_buf(),
     })
 }

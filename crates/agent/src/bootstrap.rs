@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use asterism_library::download::Downloader;
 use asterism_library::papers::PaperSearch;
+use asterism_library::parse::Parser;
 use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
 use asterism_library::{SesameClient, TargetService};
@@ -13,9 +14,6 @@ use asterism_store::Store;
 
 use crate::settings::Settings;
 use crate::{AgentConfig, AgentRuntime, Services, ToolRegistry};
-
-/// How long a resolved name is trusted before Sesame is asked again.
-pub const TARGET_CACHE_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Why the application could not start.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +39,7 @@ pub const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, BootstrapError> {
     let store = Store::open_in_dir(&settings.data_dir).await?;
     let sesame = SesameClient::new(settings.sesame_url.clone(), settings.sesame_timeout)?;
-    let targets = TargetService::new(sesame, store.clone(), TARGET_CACHE_MAX_AGE);
+    let targets = TargetService::new(sesame, store.clone(), settings.target_cache_max_age);
     let ads = AdsClient::new(
         settings.ads_api_url.clone(),
         settings.ads_api_token.clone(),
@@ -57,6 +55,8 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
         &settings.data_dir,
     )
     .map_err(|error| BootstrapError::Service(error.to_string()))?;
+    let parser = Parser::new(&settings.arxiv_url, store.clone())
+        .map_err(|error| BootstrapError::Service(error.to_string()))?;
     let papers = PaperSearch {
         ads,
         arxiv,
@@ -67,6 +67,7 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
         targets,
         papers,
         downloader,
+        parser,
         data_dir: settings.data_dir.clone(),
     }))
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use asterism_library::TargetService;
 use asterism_library::download::Downloader;
 use asterism_library::papers::PaperSearch;
+use asterism_library::parse::Parser;
 use asterism_store::Store;
 
 /// What tools reach through [`ToolContext`](crate::ToolContext): the database, the
@@ -17,6 +18,8 @@ pub struct Services {
     pub papers: PaperSearch,
     /// PDFs into the library.
     pub downloader: Downloader,
+    /// Papers into Markdown (arXiv HTML or the stored PDF).
+    pub parser: Parser,
     /// The data directory (database, library files, tool results).
     pub data_dir: PathBuf,
 }

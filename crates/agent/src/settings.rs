@@ -66,6 +66,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "https://cds.unistra.fr/cgi-bin/nph-sesame",
         "CDS Sesame name resolver.",
     ),
+    (
+        "TARGET_CACHE_DAYS",
+        "30",
+        "Days a Sesame answer is reused before asking again (0: always ask).",
+    ),
 ];
 
 /// Why settings could not be read.
@@ -99,6 +104,8 @@ pub struct Settings {
     pub arxiv_url: String,
     pub sesame_url: String,
     pub sesame_timeout: Duration,
+    /// How long a cached Sesame answer is used.
+    pub target_cache_max_age: Duration,
     /// Where each value came from, by variable name (`environment`, a file, `default`).
     pub sources: HashMap<&'static str, String>,
 }
@@ -272,6 +279,16 @@ impl Settings {
                 expected: "a positive whole number",
                 value: max_steps_text,
             })?;
+        let cache_days_text = value("TARGET_CACHE_DAYS");
+        let cache_days = cache_days_text
+            .parse::<f64>()
+            .ok()
+            .filter(|days| days.is_finite() && *days >= 0.0)
+            .ok_or(SettingsError::BadValue {
+                name: "TARGET_CACHE_DAYS",
+                expected: "a number of days, 0 or more",
+                value: cache_days_text,
+            })?;
         let mut settings = Settings {
             data_dir,
             llm_base_url: value("LLM_BASE_URL"),
@@ -286,6 +303,7 @@ impl Settings {
             arxiv_url: value("ARXIV_URL"),
             sesame_url: value("SESAME_URL"),
             sesame_timeout: Duration::from_secs(20),
+            target_cache_max_age: Duration::from_secs_f64(cache_days * 86_400.0),
             sources: HashMap::new(),
         };
         settings.sources = sources;
@@ -330,6 +348,9 @@ impl Settings {
                 "ARXIV_API_URL" => self.arxiv_api_url.clone(),
                 "ARXIV_URL" => self.arxiv_url.clone(),
                 "SESAME_URL" => self.sesame_url.clone(),
+                "TARGET_CACHE_DAYS" => {
+                    format!("{}", self.target_cache_max_age.as_secs_f64() / 86_400.0)
+                }
                 _ => String::new(),
             }
         };

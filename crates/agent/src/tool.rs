@@ -159,6 +159,11 @@ pub trait TypedTool: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     const CONCURRENCY_SAFE: bool = false;
     const INTERRUPT: InterruptBehavior = InterruptBehavior::Cancel;
+    /// Whether a failure aborts the sibling calls of the same batch.
+    const SIBLING_ABORT: bool = false;
+    /// The effect for the permission mode when it is not the default (reads when
+    /// concurrency-safe, writes otherwise).
+    const EFFECT: Option<crate::permissions::ToolEffect> = None;
 
     async fn run(&self, args: Self::Args, context: &ToolContext) -> ToolOutput;
 }
@@ -190,6 +195,16 @@ impl<T: TypedTool> AgentTool for T {
     }
     fn is_concurrency_safe(&self, _arguments: &serde_json::Value) -> bool {
         T::CONCURRENCY_SAFE
+    }
+    fn causes_sibling_abort(&self) -> bool {
+        T::SIBLING_ABORT
+    }
+    fn effect(&self, arguments: &serde_json::Value) -> crate::permissions::ToolEffect {
+        match T::EFFECT {
+            Some(effect) => effect,
+            None if self.is_concurrency_safe(arguments) => crate::permissions::ToolEffect::Read,
+            None => crate::permissions::ToolEffect::Write,
+        }
     }
     async fn execute(&self, arguments: serde_json::Value, context: &ToolContext) -> ToolOutput {
         match serde_json::from_value::<T::Args>(arguments) {

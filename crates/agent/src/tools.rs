@@ -1,13 +1,19 @@
 //! The tools, one file each.
 
+mod bibtex;
 mod download_paper;
+mod get_paper_content;
 mod get_paper_metadata;
+mod parse_paper;
 mod query_target;
 mod request_permission;
 mod search_papers;
 
+pub use bibtex::BibtexTool;
 pub use download_paper::DownloadPaperTool;
+pub use get_paper_content::GetPaperContentTool;
 pub use get_paper_metadata::GetPaperMetadataTool;
+pub use parse_paper::ParsePaperTool;
 pub use query_target::QueryTargetTool;
 pub use request_permission::RequestPermissionTool;
 pub use search_papers::SearchPapersTool;
@@ -22,4 +28,7 @@ pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(SearchPapersTool));
     registry.add_tool(Arc::new(GetPaperMetadataTool));
     registry.add_tool(Arc::new(DownloadPaperTool));
+    registry.add_tool(Arc::new(ParsePaperTool));
+    registry.add_tool(Arc::new(GetPaperContentTool));
+    registry.add_tool(Arc::new(BibtexTool));
 }

@@ -1,8 +1,12 @@
-//! `asterism papers search|get`: the literature services from the terminal.
+//! `asterism papers search|get|download|parse|content|bibtex`: the literature services
+//! and the paper library from the terminal.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use asterism_agent::{Settings, bootstrap};
+use asterism_library::papers::bibtex;
+use asterism_library::parse;
 use asterism_protocol::PaperRecord;
 use clap::Subcommand;
 
@@ -20,6 +24,43 @@ pub enum PapersCommand {
     /// One paper's metadata by bibcode, arXiv id or DOI.
     Get {
         id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download a paper's PDF into the library (arXiv, ADS links, DOI).
+    Download {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse a library paper (arXiv HTML, else its PDF) and store the Markdown; or parse
+    /// a local PDF or HTML file and print the Markdown (nothing is stored).
+    Parse {
+        /// A bibcode, arXiv id, DOI, or a path to a .pdf/.html file.
+        id_or_path: String,
+        /// Read the downloaded PDF even when arXiv has HTML.
+        #[arg(long)]
+        pdf_only: bool,
+        /// Write the Markdown here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a parsed paper: all of it, pages ("3-5") or a section ("2.1", "Introduction").
+    Content {
+        id: String,
+        #[arg(long, conflicts_with = "section")]
+        pages: Option<String>,
+        #[arg(long)]
+        section: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// BibTeX for papers: ADS's export when a token is set, else made locally.
+    Bibtex {
+        #[arg(required = true)]
+        ids: Vec<String>,
         #[arg(long)]
         json: bool,
     },
@@ -69,7 +110,63 @@ fn line(index: usize, paper: &PaperRecord) -> String {
     )
 }
 
+fn fail(message: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
+    eprintln!("error: {message}");
+    Ok(ExitCode::FAILURE)
+}
+
+/// Parses a local file and prints (or writes) the Markdown.
+async fn parse_local(path: PathBuf, out: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
+    let parsed = tokio::task::spawn_blocking(move || parse::parse_file(&path)).await?;
+    let parsed = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => return fail(error),
+    };
+    let summary = serde_json::json!({
+        "source": parsed.source,
+        "engine": parsed.engine,
+        "pages": parsed.pages,
+        "sections": parsed.sections,
+        "words": parsed.markdown.split_whitespace().count(),
+    });
+    match out {
+        Some(out) => {
+            std::fs::write(&out, &parsed.markdown)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                eprintln!(
+                    "wrote {} ({} pages, {} sections, {} engine)",
+                    out.display(),
+                    parsed.pages.map_or("no".into(), |p| p.to_string()),
+                    parsed.sections.len(),
+                    parsed.engine
+                );
+            }
+        }
+        None if json => {
+            let mut summary = summary;
+            summary["markdown"] = parsed.markdown.into();
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+        }
+        None => print!("{}", parsed.markdown),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<ExitCode> {
+    if let PapersCommand::Parse {
+        id_or_path,
+        out,
+        json,
+        ..
+    } = &command
+    {
+        let path = PathBuf::from(id_or_path);
+        if path.is_file() {
+            return parse_local(path, out.clone(), *json).await;
+        }
+    }
     let services = bootstrap::open_services(settings).await?;
     match command {
         PapersCommand::Search { query, limit, json } => {
@@ -107,10 +204,190 @@ pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<
                 }
                 Ok(ExitCode::SUCCESS)
             }
-            Err(error) => {
-                eprintln!("error: {error}");
-                Ok(ExitCode::FAILURE)
-            }
+            Err(error) => fail(error),
         },
+        PapersCommand::Download { id, json } => {
+            let paper = match services.papers.metadata(&id).await {
+                Ok(paper) => paper,
+                Err(error) => return fail(error),
+            };
+            let progress = |bytes: u64, total: Option<u64>| {
+                if !json {
+                    let total = total.map(|t| format!(" of {:.1}", t as f64 / 1_048_576.0));
+                    eprint!(
+                        "\r{:.1}{} MB",
+                        bytes as f64 / 1_048_576.0,
+                        total.unwrap_or_default()
+                    );
+                }
+            };
+            match services.downloader.download(&paper, &progress).await {
+                Ok(done) => {
+                    if json {
+                        println!(
+                            "{}",
+                            serde_json::to_string_pretty(&serde_json::json!({
+                                "paperId": done.paper_id,
+                                "path": done.path,
+                                "sha256": done.sha256,
+                                "bytes": done.bytes,
+                                "source": done.source,
+                                "alreadyPresent": done.already_present,
+                            }))?
+                        );
+                    } else {
+                        eprintln!();
+                        println!(
+                            "{} {} ({} bytes, from {})",
+                            if done.already_present {
+                                "already had"
+                            } else {
+                                "downloaded"
+                            },
+                            done.path.display(),
+                            done.bytes,
+                            done.source
+                        );
+                    }
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(error) => fail(error),
+            }
+        }
+        PapersCommand::Parse {
+            id_or_path,
+            pdf_only,
+            out,
+            json,
+        } => {
+            let (paper_id, paper) = match services.papers.resolve(&id_or_path).await {
+                Ok(found) => found,
+                Err(error) => return fail(format!("{error} (and no such file)")),
+            };
+            match services.parser.parse(&paper_id, &paper, pdf_only).await {
+                Ok((parsed, notes)) => {
+                    if let Some(out) = &out {
+                        std::fs::write(out, &parsed.markdown)?;
+                    }
+                    if json {
+                        println!(
+                            "{}",
+                            serde_json::to_string_pretty(&serde_json::json!({
+                                "paperId": paper_id,
+                                "source": parsed.source,
+                                "engine": parsed.engine,
+                                "pages": parsed.pages,
+                                "sections": parsed.sections,
+                                "notes": notes,
+                            }))?
+                        );
+                    } else {
+                        println!(
+                            "parsed \"{}\" from {} ({}): {} sections",
+                            paper.title,
+                            parsed.source,
+                            parsed.engine,
+                            parsed.sections.len()
+                        );
+                        for section in &parsed.sections {
+                            println!(
+                                "{}{} {}{}",
+                                "  ".repeat(usize::from(section.level)),
+                                section.number.as_deref().unwrap_or("-"),
+                                section.title,
+                                section
+                                    .page
+                                    .map(|p| format!("  (p. {p})"))
+                                    .unwrap_or_default()
+                            );
+                        }
+                        for note in notes {
+                            eprintln!("note: {note}");
+                        }
+                    }
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(error) => fail(error),
+            }
+        }
+        PapersCommand::Content {
+            id,
+            pages,
+            section,
+            json,
+        } => {
+            let Some((paper_id, paper)) = services
+                .papers
+                .local(&id)
+                .await
+                .map_err(anyhow::Error::msg)?
+            else {
+                return fail(format!("{id} is not in the library"));
+            };
+            let Some(stored) = services.store.paper_text(&paper_id).await? else {
+                return fail(format!(
+                    "\"{}\" is not parsed yet: asterism papers parse {id}",
+                    paper.title
+                ));
+            };
+            match parse::select_content(
+                &stored.markdown,
+                pages.as_deref(),
+                section.as_deref(),
+                0,
+                usize::MAX,
+            ) {
+                Ok(slice) => {
+                    if json {
+                        println!(
+                            "{}",
+                            serde_json::to_string_pretty(&serde_json::json!({
+                                "paperId": paper_id,
+                                "selected": slice.selected,
+                                "source": stored.source,
+                                "markdown": slice.text,
+                            }))?
+                        );
+                    } else {
+                        print!("{}", slice.text);
+                    }
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(error) => fail(error),
+            }
+        }
+        PapersCommand::Bibtex { ids, json } => {
+            let mut papers = Vec::new();
+            let mut missing = Vec::new();
+            for id in &ids {
+                match services.papers.resolve(id).await {
+                    Ok((_, paper)) => papers.push(paper),
+                    Err(error) => missing.push(format!("{id}: {error}")),
+                }
+            }
+            let (entries, notes) = bibtex::bibtex(&papers, Some(&services.papers.ads)).await;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "entries": entries.iter().map(|e| serde_json::json!({"key": e.key, "source": e.source, "bibtex": e.text})).collect::<Vec<_>>(),
+                        "notes": notes,
+                        "notFound": missing,
+                    }))?
+                );
+            } else {
+                for entry in &entries {
+                    println!("{}\n", entry.text.trim_end());
+                }
+                for note in notes.iter().chain(&missing) {
+                    eprintln!("note: {note}");
+                }
+            }
+            Ok(if missing.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Papers: search across ADS and arXiv, merged into one list; metadata by any id.
 
+pub mod bibtex;
 mod merge;
 mod search;
 

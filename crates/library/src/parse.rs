@@ -5,11 +5,16 @@
 mod cleanup;
 mod html;
 mod layout;
+mod paper;
 mod pdf;
 
 pub use cleanup::clean_text;
 pub use html::{HtmlParseError, latexml_to_markdown};
 pub use layout::{
     Section, page_marker, pages_to_markdown, sections_of, select_pages, select_section,
+};
+pub use paper::{
+    ContentSlice, ParseError, ParsedPaper, Parser, parse_file, parse_html, parse_page_range,
+    parse_pdf_bytes, select_content,
 };
 pub use pdf::{PdfEngine, PdfError, PdfText, extract_pdf, extract_pdf_with};

@@ -6,5 +6,6 @@ mod suite {
     mod ads;
     mod arxiv;
     mod download;
+    mod parse;
     mod search;
 }

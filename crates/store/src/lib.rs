@@ -23,7 +23,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 pub use audit::AuditRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
 pub use metrics::MetricRow;
-pub use papers::PaperFile;
+pub use papers::{PaperFile, PaperText};
 pub use sessions::SessionRow;
 pub use targets::CachedTarget;
 pub use vec::vector_to_blob;

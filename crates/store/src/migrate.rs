@@ -10,6 +10,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "permissions_and_compaction",
         include_str!("../../../migrations/0002_permissions_and_compaction.sql"),
     ),
+    (
+        3,
+        "paper_texts",
+        include_str!("../../../migrations/0003_paper_texts.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

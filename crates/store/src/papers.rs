@@ -60,8 +60,8 @@ impl Store {
         .await?;
         let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         sqlx::query(
-            "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?)
+            "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?, ?, ?)
              ON CONFLICT(id) DO UPDATE SET
                bibcode = COALESCE(papers.bibcode, excluded.bibcode),
                arxiv_id = COALESCE(papers.arxiv_id, excluded.arxiv_id),
@@ -72,6 +72,8 @@ impl Store {
                journal = COALESCE(papers.journal, excluded.journal),
                abstract = COALESCE(papers.abstract, excluded.abstract),
                citation_count = COALESCE(excluded.citation_count, papers.citation_count),
+               volume = COALESCE(papers.volume, excluded.volume),
+               page = COALESCE(papers.page, excluded.page),
                updated_at = excluded.updated_at",
         )
         .bind(&id)
@@ -87,6 +89,8 @@ impl Store {
         .bind(paper.citation_count)
         .bind(&now)
         .bind(&now)
+        .bind(&paper.volume)
+        .bind(&paper.page)
         .execute(&self.pool)
         .await?;
         Ok(id)
@@ -150,5 +154,130 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+}
+
+/// A paper's parsed text, as `paper_texts` stores it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperText {
+    pub paper_id: String,
+    /// `arxiv-html`, `pdf` or `html`.
+    pub source: String,
+    /// `latexml`, `pdfium` or `pdf-extract`.
+    pub engine: String,
+    pub markdown: String,
+    pub pages: Option<i64>,
+    /// JSON list of sections.
+    pub sections: String,
+    pub parsed_at: String,
+}
+
+impl Store {
+    /// The id of the library paper with any of these ids.
+    pub async fn find_paper(
+        &self,
+        bibcode: Option<&str>,
+        arxiv_id: Option<&str>,
+        doi: Option<&str>,
+    ) -> Result<Option<String>> {
+        if bibcode.is_none() && arxiv_id.is_none() && doi.is_none() {
+            return Ok(None);
+        }
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM papers
+             WHERE (?1 IS NOT NULL AND bibcode = ?1) OR (?2 IS NOT NULL AND arxiv_id = ?2)
+                OR (?3 IS NOT NULL AND lower(doi) = lower(?3))
+             LIMIT 1",
+        )
+        .bind(bibcode)
+        .bind(arxiv_id)
+        .bind(doi)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// A library paper as a record (its ids, metadata and local status).
+    pub async fn paper_record(
+        &self,
+        paper_id: &str,
+    ) -> Result<Option<asterism_protocol::PaperRecord>> {
+        let row = sqlx::query(
+            "SELECT p.*, EXISTS(SELECT 1 FROM paper_files f WHERE f.paper_id = p.id AND f.kind = 'pdf') AS has_pdf,
+                    EXISTS(SELECT 1 FROM paper_texts t WHERE t.paper_id = p.id) AS has_text
+             FROM papers p WHERE p.id = ?",
+        )
+        .bind(paper_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let authors: String = row.try_get("authors")?;
+        let keywords: String = row.try_get("keywords")?;
+        Ok(Some(asterism_protocol::PaperRecord {
+            bibcode: row.try_get("bibcode")?,
+            arxiv_id: row.try_get("arxiv_id")?,
+            doi: row.try_get("doi")?,
+            title: row.try_get("title")?,
+            authors: serde_json::from_str(&authors)?,
+            year: row.try_get("year")?,
+            journal: row.try_get("journal")?,
+            volume: row.try_get("volume")?,
+            page: row.try_get("page")?,
+            abstract_text: row.try_get("abstract")?,
+            keywords: serde_json::from_str(&keywords)?,
+            citation_count: row.try_get("citation_count")?,
+            sources: vec!["library".into()],
+            local: asterism_protocol::LocalStatus {
+                in_library: true,
+                downloaded: row.try_get("has_pdf")?,
+                parsed: row.try_get("has_text")?,
+            },
+            ..Default::default()
+        }))
+    }
+
+    /// Stores (or replaces) a paper's parsed text and marks the paper parsed.
+    pub async fn save_paper_text(&self, text: &PaperText) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO paper_texts (paper_id, source, engine, markdown, pages, sections, parsed_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT(paper_id) DO UPDATE SET source = excluded.source, engine = excluded.engine,
+               markdown = excluded.markdown, pages = excluded.pages, sections = excluded.sections,
+               parsed_at = excluded.parsed_at",
+        )
+        .bind(&text.paper_id)
+        .bind(&text.source)
+        .bind(&text.engine)
+        .bind(&text.markdown)
+        .bind(text.pages)
+        .bind(&text.sections)
+        .bind(&text.parsed_at)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE papers SET status = 'parsed', updated_at = ? WHERE id = ?")
+            .bind(crate::now_rfc3339())
+            .bind(&text.paper_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A paper's parsed text, if it was parsed.
+    pub async fn paper_text(&self, paper_id: &str) -> Result<Option<PaperText>> {
+        let row = sqlx::query("SELECT * FROM paper_texts WHERE paper_id = ?")
+            .bind(paper_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(PaperText {
+            paper_id: row.try_get("paper_id")?,
+            source: row.try_get("source")?,
+            engine: row.try_get("engine")?,
+            markdown: row.try_get("markdown")?,
+            pages: row.try_get("pages")?,
+            sections: row.try_get("sections")?,
+            parsed_at: row.try_get("parsed_at")?,
+        }))
     }
 }

@@ -103,6 +103,11 @@ impl Harness {
             targets,
             papers,
             downloader,
+            parser: asterism_library::parse::Parser::new(
+                &format!("{}/arxiv", sesame.url()),
+                store.clone(),
+            )
+            .unwrap(),
             data_dir: dir.path().to_path_buf(),
         });
         let mut model_config =

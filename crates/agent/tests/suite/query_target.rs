@@ -86,8 +86,11 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
     assert_eq!(
         tool_names,
         [
+            "bibtex",
             "download_paper",
+            "get_paper_content",
             "get_paper_metadata",
+            "parse_paper",
             "query_target",
             "request_permission",
             "search_papers"

@@ -296,3 +296,44 @@ mod id_tests {
         assert_eq!(PaperId::parse("the emcee paper"), None);
     }
 }
+
+impl PaperSearch {
+    /// The library paper with this id (a bibcode, arXiv id, DOI, or the library's own
+    /// paper id), without asking any service.
+    pub async fn local(&self, id: &str) -> Result<Option<(String, PaperRecord)>, String> {
+        let storage = |error: asterism_store::StoreError| format!("the library: {error}");
+        let paper_id = match PaperId::parse(id) {
+            Some(PaperId::Bibcode(bibcode)) => {
+                self.store.find_paper(Some(&bibcode), None, None).await
+            }
+            Some(PaperId::Arxiv(arxiv)) => self.store.find_paper(None, Some(&arxiv), None).await,
+            Some(PaperId::Doi(doi)) => self.store.find_paper(None, None, Some(&doi)).await,
+            None => Ok(Some(id.trim().to_string())),
+        }
+        .map_err(storage)?;
+        let Some(paper_id) = paper_id else {
+            return Ok(None);
+        };
+        Ok(self
+            .store
+            .paper_record(&paper_id)
+            .await
+            .map_err(storage)?
+            .map(|paper| (paper_id, paper)))
+    }
+
+    /// The paper with this id, from the library when it is there, else from ADS/arXiv
+    /// (and then added to the library). Returns its library id and record.
+    pub async fn resolve(&self, id: &str) -> Result<(String, PaperRecord), String> {
+        if let Some(found) = self.local(id).await? {
+            return Ok(found);
+        }
+        let paper = self.metadata(id).await?;
+        let paper_id = self
+            .store
+            .upsert_paper(&paper)
+            .await
+            .map_err(|error| format!("the library: {error}"))?;
+        Ok((paper_id, paper))
+    }
+}

@@ -31,7 +31,7 @@ pub fn page_marker(page: u32) -> String {
 static PAGE_MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^<!-- page (\d+) -->$").unwrap_or_else(|_| unreachable!()));
 static ARABIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(\p{Lu}[^\n]{1,90})$")
+    Regex::new(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(\p{L}[^\n]{1,90})$")
         .unwrap_or_else(|_| unreachable!())
 });
 static ROMAN: LazyLock<Regex> = LazyLock::new(|| {
@@ -57,6 +57,11 @@ fn looks_like_title(title: &str) -> bool {
         && letters * 10 >= total * 7
         && !title.ends_with(['.', ',', ';'])
         && !title.contains(['=', '<', '>', '±'])
+        // A table of contents line ends with its page number.
+        && !title
+            .rsplit_once(' ')
+            .is_some_and(|(_, last)| last.chars().all(|c| c.is_ascii_digit()))
+        && !title.contains(". . .")
         && title.chars().filter(|c| c.is_alphabetic()).take(3).count() == 3
 }
 
@@ -97,6 +102,9 @@ fn follows(last: &[u32], next: &[u32]) -> bool {
 struct HeadingDetector {
     arabic: Vec<u32>,
     roman: u32,
+    /// After the references only named headings (appendices) count: numbered lines
+    /// there are affiliations.
+    after_references: bool,
 }
 
 impl HeadingDetector {
@@ -105,7 +113,7 @@ impl HeadingDetector {
         if line.len() > 100 {
             return None;
         }
-        if let Some(caps) = ARABIC.captures(line) {
+        if let Some(caps) = ARABIC.captures(line).filter(|_| !self.after_references) {
             let title = caps[2].trim();
             let numbers: Option<Vec<u32>> = caps[1].split('.').map(|n| n.parse().ok()).collect();
             if let Some(numbers) = numbers
@@ -121,7 +129,7 @@ impl HeadingDetector {
                 });
             }
         }
-        if let Some(caps) = ROMAN.captures(line) {
+        if let Some(caps) = ROMAN.captures(line).filter(|_| !self.after_references) {
             let title = caps[2].trim();
             if let Some(value) = roman_value(&caps[1])
                 && value == self.roman + 1
@@ -137,6 +145,10 @@ impl HeadingDetector {
             }
         }
         if NAMED.is_match(line) {
+            let lower = line.to_lowercase();
+            if lower.starts_with("references") || lower.starts_with("bibliography") {
+                self.after_references = true;
+            }
             return Some(Section {
                 level: 1,
                 number: None,

@@ -1,0 +1,305 @@
+//! BibTeX for a set of papers: ADS's export when a token is set and ADS answers (its
+//! entries are the reference astronomers expect), generated locally from the metadata
+//! otherwise. Citation keys are stable and the same either way: first author's family
+//! name, year, first significant title word (`donath2023gammapy`), so a manuscript's
+//! `\cite`s do not change with the network.
+
+use std::collections::{HashMap, HashSet};
+
+use asterism_protocol::PaperRecord;
+use biblatex::{Bibliography, Chunk, Entry, EntryType, Person, Spanned};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::sources::ads::AdsClient;
+
+/// One paper's entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BibEntry {
+    pub key: String,
+    /// `ads` or `local`.
+    pub source: &'static str,
+    pub text: String,
+}
+
+/// ASCII letters and digits of `text`, lower-case, accents dropped (`Ramírez` → `ramirez`).
+fn ascii_word(text: &str) -> String {
+    text.nfd()
+        .filter(char::is_ascii_alphanumeric)
+        .flat_map(|c| c.to_lowercase())
+        .collect()
+}
+
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "on", "of", "in", "for", "and", "with", "to", "from", "by", "at", "is",
+    "are", "new", "towards", "toward", "using",
+];
+
+/// The family name in "Family, Given" or "Given Family".
+pub fn family_name(author: &str) -> &str {
+    match author.split_once(',') {
+        Some((family, _)) => family.trim(),
+        None => author.split_whitespace().last().unwrap_or(author),
+    }
+}
+
+/// The stable key of a paper: `{family}{year}{word}`.
+pub fn citation_key(first_author: Option<&str>, year: Option<i32>, title: &str) -> String {
+    let family = first_author
+        .map(family_name)
+        .map(ascii_word)
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "anon".into());
+    let year = year.map_or_else(|| "nd".to_string(), |year| year.to_string());
+    let word = title
+        .split(|c: char| c.is_whitespace() || c == '-' || c == ':' || c == '/')
+        .map(|word| {
+            // LaTeX commands and math are not words.
+            if word.starts_with('\\') || word.contains('$') {
+                String::new()
+            } else {
+                ascii_word(word)
+            }
+        })
+        .find(|word| word.len() > 1 && !STOP_WORDS.contains(&word.as_str()))
+        .unwrap_or_default();
+    format!("{family}{year}{word}")
+}
+
+fn key_of(paper: &PaperRecord) -> String {
+    citation_key(
+        paper.authors.first().map(String::as_str),
+        paper.year,
+        &paper.title,
+    )
+}
+
+fn chunk(text: &str) -> Vec<Spanned<Chunk>> {
+    vec![Spanned::detached(Chunk::Normal(text.to_string()))]
+}
+
+fn person(author: &str) -> Person {
+    match author.split_once(',') {
+        Some((family, given)) => Person {
+            name: family.trim().into(),
+            given_name: given.trim().into(),
+            prefix: String::new(),
+            suffix: String::new(),
+        },
+        None => {
+            let mut words: Vec<&str> = author.split_whitespace().collect();
+            let name = words.pop().unwrap_or_default().to_string();
+            Person {
+                name,
+                given_name: words.join(" "),
+                prefix: String::new(),
+                suffix: String::new(),
+            }
+        }
+    }
+}
+
+/// An entry made from the metadata alone.
+pub fn local_entry(paper: &PaperRecord, key: &str) -> String {
+    let published =
+        paper.journal.is_some() && paper.arxiv_id.as_deref() != paper.journal.as_deref();
+    let mut entry = Entry::new(
+        key.to_string(),
+        if published {
+            EntryType::Article
+        } else {
+            EntryType::Misc
+        },
+    );
+    if !paper.authors.is_empty() {
+        let people: Vec<Person> = paper.authors.iter().map(|a| person(a)).collect();
+        entry.set_as("author", &people);
+    }
+    // Double braces keep the title's capitalisation (as ADS does).
+    entry.set(
+        "title",
+        vec![Spanned::detached(Chunk::Verbatim(paper.title.clone()))],
+    );
+    if let Some(journal) = paper.journal.as_deref().filter(|_| published) {
+        entry.set("journal", chunk(journal));
+    }
+    if let Some(year) = paper.year {
+        entry.set("year", chunk(&year.to_string()));
+    }
+    if let Some(volume) = &paper.volume {
+        entry.set("volume", chunk(volume));
+    }
+    if let Some(page) = &paper.page {
+        entry.set("pages", chunk(page));
+    }
+    if let Some(doi) = &paper.doi {
+        entry.set("doi", chunk(doi));
+    }
+    if let Some(arxiv) = &paper.arxiv_id {
+        entry.set("eprint", chunk(arxiv));
+        entry.set("archiveprefix", chunk("arXiv"));
+        if let Some(category) = paper.categories.first() {
+            entry.set("primaryclass", chunk(category));
+        }
+    }
+    if let Some(bibcode) = &paper.bibcode {
+        entry.set(
+            "adsurl",
+            chunk(&format!("https://ui.adsabs.harvard.edu/abs/{bibcode}")),
+        );
+    }
+    entry
+        .to_bibtex_string()
+        .unwrap_or_else(|_| entry.to_biblatex_string())
+}
+
+/// Splits an ADS export into its entries by key (the bibcode), with the key line
+/// rewritten to `new_key`.
+fn ads_entries(export: &str) -> HashMap<String, String> {
+    let mut entries = HashMap::new();
+    for raw in export.split("\n@").map(str::trim) {
+        let raw = raw.strip_prefix('@').unwrap_or(raw);
+        let Some((head, rest)) = raw.split_once(',') else {
+            continue;
+        };
+        let Some((kind, key)) = head.split_once('{') else {
+            continue;
+        };
+        entries.insert(key.trim().to_string(), format!("@{kind}{{KEY,{rest}"));
+    }
+    entries
+}
+
+/// BibTeX for `papers`, in their order: ADS's entries where it has them (when `ads`
+/// has a token and answers), local ones otherwise. Keys are unique within the set
+/// (`…b`, `…c` for clashes). Returns the entries and notes on what was not from ADS.
+pub async fn bibtex(
+    papers: &[PaperRecord],
+    ads: Option<&AdsClient>,
+) -> (Vec<BibEntry>, Vec<String>) {
+    let mut notes = Vec::new();
+    let bibcodes: Vec<String> = papers.iter().filter_map(|p| p.bibcode.clone()).collect();
+    let mut from_ads = HashMap::new();
+    match ads {
+        Some(ads) if ads.has_token() && !bibcodes.is_empty() => {
+            match ads.export_bibtex(&bibcodes).await {
+                Ok(export) => from_ads = ads_entries(&export),
+                Err(error) => {
+                    notes.push(format!("ADS export failed ({error}); entries made locally"))
+                }
+            }
+        }
+        Some(ads) if !ads.has_token() => {
+            notes.push("no ADS_API_TOKEN: entries made locally from the metadata".into());
+        }
+        _ => {}
+    }
+    // Parsing ADS's entries checks they are BibTeX at all.
+    from_ads.retain(|_, text| Bibliography::parse(text).is_ok_and(|b| b.len() == 1));
+    let mut used = HashSet::new();
+    let mut entries = Vec::new();
+    for paper in papers {
+        let base = key_of(paper);
+        let mut key = base.clone();
+        let mut suffix = b'b';
+        while !used.insert(key.clone()) {
+            key = format!("{base}{}", char::from(suffix));
+            suffix = suffix.saturating_add(1);
+        }
+        let ads_text = paper
+            .bibcode
+            .as_ref()
+            .and_then(|bibcode| from_ads.get(bibcode));
+        let entry = match ads_text {
+            Some(text) => BibEntry {
+                text: text.replacen("{KEY,", &format!("{{{key},"), 1),
+                key,
+                source: "ads",
+            },
+            None => BibEntry {
+                text: local_entry(paper, &key),
+                key,
+                source: "local",
+            },
+        };
+        entries.push(entry);
+    }
+    (entries, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emcee() -> PaperRecord {
+        PaperRecord {
+            bibcode: Some("2013PASP..125..306F".into()),
+            arxiv_id: Some("1202.3665".into()),
+            doi: Some("10.1086/670067".into()),
+            title: "emcee: The MCMC Hammer".into(),
+            authors: vec!["Foreman-Mackey, Daniel".into(), "Hogg, David W.".into()],
+            year: Some(2013),
+            journal: Some("Publications of the Astronomical Society of the Pacific".into()),
+            volume: Some("125".into()),
+            page: Some("306".into()),
+            ..PaperRecord::default()
+        }
+    }
+
+    #[test]
+    fn keys_are_stable_and_plain_ascii() {
+        assert_eq!(key_of(&emcee()), "foremanmackey2013emcee");
+        assert_eq!(
+            citation_key(
+                Some("Jesús Ramírez"),
+                Some(2024),
+                "The Tip of the Red Giant Branch"
+            ),
+            "ramirez2024tip"
+        );
+        assert_eq!(
+            citation_key(None, None, "$H_0$ from \\textit{JWST} and the Tip"),
+            "anonndtip"
+        );
+    }
+
+    #[test]
+    fn local_entries_parse_back_with_their_fields() {
+        let text = local_entry(&emcee(), "foremanmackey2013emcee");
+        let parsed = Bibliography::parse(&text).unwrap();
+        let entry = parsed.get("foremanmackey2013emcee").unwrap();
+        assert_eq!(entry.entry_type, EntryType::Article);
+        let authors = entry.author().unwrap();
+        assert_eq!(authors[0].name, "Foreman-Mackey");
+        assert_eq!(authors[1].given_name, "David W.");
+        assert!(
+            text.contains("title = {{emcee: The MCMC Hammer}}"),
+            "{text}"
+        );
+        assert!(text.contains("doi = {10.1086/670067}"), "{text}");
+        assert!(text.contains("eprint = {1202.3665}"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn clashing_keys_get_suffixes_and_preprints_are_misc() {
+        let preprint = PaperRecord {
+            bibcode: None,
+            doi: None,
+            journal: None,
+            ..emcee()
+        };
+        let (entries, notes) = bibtex(&[emcee(), preprint], None).await;
+        assert!(notes.is_empty());
+        let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            vec!["foremanmackey2013emcee", "foremanmackey2013emceeb"]
+        );
+        assert!(
+            entries[1]
+                .text
+                .starts_with("@misc{foremanmackey2013emceeb,"),
+            "{}",
+            entries[1].text
+        );
+    }
+}
