@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use asterism_agent::{Settings, bootstrap};
-use asterism_library::papers::bibtex;
+use asterism_library::papers::{PaperId, bibtex};
 use asterism_library::parse;
 use asterism_protocol::PaperRecord;
 use clap::Subcommand;
@@ -362,6 +362,12 @@ pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<
             for id in &ids {
                 match services.papers.resolve(id).await {
                     Ok((_, paper)) => papers.push(paper),
+                    Err(_) if matches!(PaperId::parse(id), Some(PaperId::Bibcode(_))) => {
+                        papers.push(PaperRecord {
+                            bibcode: Some(id.trim().to_string()),
+                            ..PaperRecord::default()
+                        });
+                    }
                     Err(error) => missing.push(format!("{id}: {error}")),
                 }
             }

@@ -4,4 +4,5 @@
 
 mod suite {
     mod ask;
+    mod papers;
 }

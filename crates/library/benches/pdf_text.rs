@@ -61,6 +61,25 @@ fn six_grams(words: &[String]) -> HashMap<&[String], u32> {
     counts
 }
 
+/// Multiset overlap of the two texts' words (order ignored), over the longer text.
+fn word_agreement(ours: &str, reference: &str) -> f64 {
+    let (ours, reference) = (words(ours), words(reference));
+    let mut counts: HashMap<&str, i64> = HashMap::new();
+    for word in &reference {
+        *counts.entry(word).or_default() += 1;
+    }
+    let mut shared = 0usize;
+    for word in &ours {
+        if let Some(n) = counts.get_mut(word.as_str())
+            && *n > 0
+        {
+            *n -= 1;
+            shared += 1;
+        }
+    }
+    shared as f64 / ours.len().max(reference.len()).max(1) as f64
+}
+
 /// Multiset Dice overlap of the two texts' word 6-grams.
 fn agreement(ours: &str, reference: &str) -> f64 {
     let (ours, reference) = (words(ours), words(reference));
@@ -108,6 +127,7 @@ fn main() {
     let engines = [PdfEngine::Pdfium, PdfEngine::PdfExtract];
     let mut totals: HashMap<&str, (usize, Duration)> = HashMap::new();
     let mut agreements: HashMap<&str, Vec<f64>> = HashMap::new();
+    let mut words_agree: HashMap<&str, Vec<f64>> = HashMap::new();
     if PdfEngine::best_available() != PdfEngine::Pdfium {
         println!("libpdfium not found: the pdfium rows below fall back to pdf-extract");
     }
@@ -144,6 +164,10 @@ fn main() {
                 elapsed += ours(&bytes, engine).map(|(_, _, t)| t).unwrap_or_default();
             }
             let agree = agreement(&markdown, &reference);
+            words_agree
+                .entry(engine.name())
+                .or_default()
+                .push(word_agreement(&markdown, &reference));
             let entry = totals.entry(engine.name()).or_default();
             entry.0 += n * ROUNDS as usize;
             entry.1 += elapsed;
@@ -170,8 +194,8 @@ fn main() {
             .map(|(pages, time)| *pages as f64 / time.as_secs_f64())
             .unwrap_or(0.0)
     };
-    let mean = |name: &str| {
-        agreements
+    let mean = |table: &HashMap<&str, Vec<f64>>, name: &str| {
+        table
             .get(name)
             .map(|values| values.iter().sum::<f64>() / values.len() as f64)
             .unwrap_or(0.0)
@@ -183,10 +207,11 @@ fn main() {
     for engine in engines {
         let name = engine.name();
         println!(
-            "  {name:<12} {:>7.1} pages/s = {:.2}x pdftotext, 6-gram agreement {:.3}",
+            "  {name:<12} {:>7.1} pages/s = {:.2}x pdftotext, word 6-gram agreement {:.3}, word agreement {:.3}",
             rate(name),
             rate(name) / reference,
-            mean(name)
+            mean(&agreements, name),
+            mean(&words_agree, name)
         );
     }
 }

@@ -264,6 +264,12 @@ pub fn arxiv_routes() -> Vec<Route> {
             RouteResponse::file(atom, "arxiv/search_all_testing_start0_max10.atom.xml"),
         )
         .with_query_containing("search_query="),
+        // arxiv.org itself: a real paper's PDF (Gammapy, pdfs/) stands in for every
+        // PDF asked for; no HTML version (404), as for papers LaTeXML could not convert.
+        Route::new(
+            "/pdf/1202.3665",
+            RouteResponse::file("application/pdf", "pdfs/gammapy_v1_ms.pdf"),
+        ),
     ]
 }
 

@@ -1,6 +1,8 @@
 //! `bibtex`: BibTeX entries for a set of papers.
 
+use asterism_library::papers::PaperId;
 use asterism_library::papers::bibtex::bibtex;
+use asterism_protocol::PaperRecord;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -36,6 +38,13 @@ impl TypedTool for BibtexTool {
         for id in &args.ids {
             match services.papers.resolve(id).await {
                 Ok((_, paper)) => papers.push(paper),
+                // ADS may still export a bibcode its search did not return.
+                Err(_) if matches!(PaperId::parse(id), Some(PaperId::Bibcode(_))) => {
+                    papers.push(PaperRecord {
+                        bibcode: Some(id.trim().to_string()),
+                        ..PaperRecord::default()
+                    });
+                }
                 Err(error) => problems.push(format!("{id}: {error}")),
             }
         }

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use asterism_protocol::PaperRecord;
-use biblatex::{Bibliography, Chunk, Entry, EntryType, Person, Spanned};
+use biblatex::{Bibliography, Chunk, ChunksExt, Entry, EntryType, Person, Spanned};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::sources::ads::AdsClient;
@@ -169,6 +169,28 @@ fn ads_entries(export: &str) -> HashMap<String, String> {
     entries
 }
 
+/// The stable key of a BibTeX entry, from its first author, year and title.
+fn key_of_bibtex(text: &str) -> Option<String> {
+    let bibliography = Bibliography::parse(text).ok()?;
+    let entry = bibliography.iter().next()?;
+    let family = entry.author().ok()?.first().map(|person| {
+        person
+            .name
+            .chars()
+            .filter(|c| !matches!(c, '{' | '}'))
+            .collect::<String>()
+    });
+    let year = entry
+        .get("year")
+        .map(|chunks| chunks.format_verbatim())
+        .and_then(|year| year.trim().parse().ok());
+    let title = entry
+        .get("title")
+        .map(|chunks| chunks.format_verbatim())
+        .unwrap_or_default();
+    Some(citation_key(family.as_deref(), year, &title))
+}
+
 /// BibTeX for `papers`, in their order: ADS's entries where it has them (when `ads`
 /// has a token and answers), local ones otherwise. Keys are unique within the set
 /// (`…b`, `…c` for clashes). Returns the entries and notes on what was not from ADS.
@@ -198,17 +220,29 @@ pub async fn bibtex(
     let mut used = HashSet::new();
     let mut entries = Vec::new();
     for paper in papers {
-        let base = key_of(paper);
+        let ads_text = paper
+            .bibcode
+            .as_ref()
+            .and_then(|bibcode| from_ads.get(bibcode));
+        // A bare bibcode (no metadata found) is only as good as ADS's entry for it.
+        let bare = paper.title.is_empty() && paper.authors.is_empty();
+        let base = match ads_text {
+            Some(text) if bare => key_of_bibtex(text).unwrap_or_else(|| key_of(paper)),
+            None if bare => {
+                notes.push(format!(
+                    "{}: neither the library nor ADS knows it",
+                    paper.bibcode.as_deref().unwrap_or("a paper")
+                ));
+                continue;
+            }
+            _ => key_of(paper),
+        };
         let mut key = base.clone();
         let mut suffix = b'b';
         while !used.insert(key.clone()) {
             key = format!("{base}{}", char::from(suffix));
             suffix = suffix.saturating_add(1);
         }
-        let ads_text = paper
-            .bibcode
-            .as_ref()
-            .and_then(|bibcode| from_ads.get(bibcode));
         let entry = match ads_text {
             Some(text) => BibEntry {
                 text: text.replacen("{KEY,", &format!("{{{key},"), 1),

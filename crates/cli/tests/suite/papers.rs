@@ -1,0 +1,94 @@
+//! `asterism papers …` as a binary against the recorded ADS/arXiv answers.
+
+use std::process::Output;
+
+use asterism_testkit::{FixtureServer, all_routes, fixture_path};
+use serde_json::Value;
+
+fn papers(dir: &std::path::Path, server: &FixtureServer, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+        .arg("papers")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("ASTERISM_DATA_DIR", dir.join("data"))
+        .env("ADS_API_URL", format!("{}/ads", server.url()))
+        .env("ADS_API_TOKEN", "test-token")
+        .env("ARXIV_API_URL", format!("{}/arxiv-api", server.url()))
+        .env("ARXIV_URL", format!("{}/arxiv", server.url()))
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn download_parse_content_and_bibtex_from_the_terminal() {
+    let server = FixtureServer::start(all_routes()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| papers(dir.path(), &server, args);
+
+    let download = run(&["download", "2013PASP..125..306F", "--json"]);
+    assert!(download.status.success(), "{download:?}");
+    let done: Value = serde_json::from_slice(&download.stdout).unwrap();
+    assert_eq!(done["source"], "arxiv");
+    assert_eq!(done["alreadyPresent"], false);
+
+    let parse = run(&["parse", "1202.3665"]);
+    assert!(parse.status.success(), "{parse:?}");
+    assert!(stdout(&parse).contains("2.1 DL3: events and instrument response functions  (p. 3)"));
+
+    let content = run(&["content", "2013PASP..125..306F", "--pages", "2-3"]);
+    assert!(content.status.success(), "{content:?}");
+    let text = stdout(&content);
+    assert!(text.starts_with("<!-- page 2 -->"), "{text}");
+    assert!(!text.contains("<!-- page 4 -->"));
+    let missing = run(&["content", "1202.3665", "--section", "Discussion"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("the sections are:"));
+
+    let bibtex = run(&["bibtex", "1202.3665"]);
+    assert!(bibtex.status.success(), "{bibtex:?}");
+    assert!(stdout(&bibtex).starts_with("@article{foremanmackey2013emcee,"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_file_parses_to_stdout_or_a_file_and_bad_files_fail() {
+    let server = FixtureServer::start(vec![]).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = fixture_path("pdfs/rudolf_ms.pdf");
+    let output = papers(dir.path(), &server, &["parse", pdf.to_str().unwrap()]);
+    assert!(output.status.success(), "{output:?}");
+    let markdown = stdout(&output);
+    assert!(markdown.starts_with("<!-- page 1 -->"));
+    assert!(markdown.contains("## 1 INTRODUCTION"));
+
+    let out = dir.path().join("rudolf.md");
+    let output = papers(
+        dir.path(),
+        &server,
+        &[
+            "parse",
+            pdf.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["pages"], 11);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), markdown);
+    // No database was made for a local parse.
+    assert!(!dir.path().join("data").exists());
+
+    let empty = dir.path().join("empty.pdf");
+    std::fs::write(&empty, b"").unwrap();
+    let output = papers(dir.path(), &server, &["parse", empty.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("error: the file is empty"));
+}
