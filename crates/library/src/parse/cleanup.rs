@@ -59,7 +59,14 @@ pub fn clean_text(text: &str) -> String {
             c => out.push(c),
         }
     }
-    let composed: String = out.nfc().collect();
+    // Most text is already composed; checking is much cheaper than recomposing.
+    let composed: String = if unicode_normalization::is_nfc_quick(out.chars())
+        == unicode_normalization::IsNormalized::Yes
+    {
+        out
+    } else {
+        out.nfc().collect()
+    };
     composed
         .lines()
         .map(str::trim_end)

@@ -110,7 +110,17 @@ struct HeadingDetector {
 impl HeadingDetector {
     fn detect(&mut self, line: &str, page: Option<u32>) -> Option<Section> {
         let line = line.trim();
-        if line.len() > 100 {
+        // Cheap tests first: most lines are body text that no pattern can match.
+        let Some(first) = line.chars().next() else {
+            return None;
+        };
+        if line.len() > 100
+            || !(first.is_ascii_digit()
+                || matches!(
+                    first.to_ascii_lowercase(),
+                    'a' | 'b' | 'c' | 'd' | 'i' | 'r' | 's' | 'v' | 'x'
+                ))
+        {
             return None;
         }
         if let Some(caps) = ARABIC.captures(line).filter(|_| !self.after_references) {
