@@ -111,9 +111,7 @@ impl HeadingDetector {
     fn detect(&mut self, line: &str, page: Option<u32>) -> Option<Section> {
         let line = line.trim();
         // Cheap tests first: most lines are body text that no pattern can match.
-        let Some(first) = line.chars().next() else {
-            return None;
-        };
+        let first = line.chars().next()?;
         if line.len() > 100
             || !(first.is_ascii_digit()
                 || matches!(
