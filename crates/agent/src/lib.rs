@@ -15,6 +15,7 @@ pub mod persist;
 pub mod prompt;
 pub mod replay;
 pub mod runtime;
+pub mod security;
 pub mod services;
 pub mod settings;
 pub mod test_tools;
