@@ -134,6 +134,7 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         downloader,
         parser,
         data_dir: dir.to_path_buf(),
+        file_state: Default::default(),
     })
 }
 

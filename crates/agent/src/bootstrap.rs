@@ -69,6 +69,7 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
         downloader,
         parser,
         data_dir: settings.data_dir.clone(),
+        file_state: Default::default(),
     }))
 }
 

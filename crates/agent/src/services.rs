@@ -22,4 +22,19 @@ pub struct Services {
     pub parser: Parser,
     /// The data directory (database, library files, tool results).
     pub data_dir: PathBuf,
+    /// What `read_file` returned per session, to answer "unchanged" instead of again.
+    pub file_state: crate::tools::filesystem::FileStateCache,
+}
+
+impl Services {
+    /// Where the filesystem tools may go: the project root (the working directory), the
+    /// library (`{data_dir}/papers`) and the skills folder (`{data_dir}/skills`).
+    pub fn sandbox(&self) -> crate::security::Sandbox {
+        let project = std::env::current_dir().unwrap_or_else(|_| self.data_dir.clone());
+        crate::security::Sandbox::new([
+            project,
+            self.data_dir.join("papers"),
+            self.data_dir.join("skills"),
+        ])
+    }
 }

@@ -2,6 +2,7 @@
 
 mod bibtex;
 mod download_paper;
+pub mod filesystem;
 mod get_paper_content;
 mod get_paper_metadata;
 mod parse_paper;
@@ -11,6 +12,7 @@ mod search_papers;
 
 pub use bibtex::BibtexTool;
 pub use download_paper::DownloadPaperTool;
+pub use filesystem::{GlobFilesTool, GrepFilesTool, ReadFileTool};
 pub use get_paper_content::GetPaperContentTool;
 pub use get_paper_metadata::GetPaperMetadataTool;
 pub use parse_paper::ParsePaperTool;
@@ -31,4 +33,7 @@ pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(ParsePaperTool));
     registry.add_tool(Arc::new(GetPaperContentTool));
     registry.add_tool(Arc::new(BibtexTool));
+    registry.add_tool(Arc::new(ReadFileTool));
+    registry.add_tool(Arc::new(GlobFilesTool));
+    registry.add_tool(Arc::new(GrepFilesTool));
 }

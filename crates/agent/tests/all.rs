@@ -8,6 +8,7 @@ mod suite {
     mod compaction;
     mod executor;
     mod failures;
+    mod filesystem;
     mod hooks;
     mod papers;
     mod permissions;

@@ -109,6 +109,7 @@ impl Harness {
             )
             .unwrap(),
             data_dir: dir.path().to_path_buf(),
+            file_state: Default::default(),
         });
         let mut model_config =
             OpenAiConfig::new(mock.base_url(), Some("test-key".into()), "scripted-model");

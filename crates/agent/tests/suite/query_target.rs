@@ -90,8 +90,11 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
             "download_paper",
             "get_paper_content",
             "get_paper_metadata",
+            "glob_files",
+            "grep_files",
             "parse_paper",
             "query_target",
+            "read_file",
             "request_permission",
             "search_papers"
         ]
