@@ -12,7 +12,9 @@ mod search_papers;
 
 pub use bibtex::BibtexTool;
 pub use download_paper::DownloadPaperTool;
-pub use filesystem::{GlobFilesTool, GrepFilesTool, ReadFileTool};
+pub use filesystem::{
+    FileEditTool, FileWriteTool, GlobFilesTool, GrepFilesTool, ReadFileTool, RunBashTool,
+};
 pub use get_paper_content::GetPaperContentTool;
 pub use get_paper_metadata::GetPaperMetadataTool;
 pub use parse_paper::ParsePaperTool;
@@ -36,4 +38,7 @@ pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(ReadFileTool));
     registry.add_tool(Arc::new(GlobFilesTool));
     registry.add_tool(Arc::new(GrepFilesTool));
+    registry.add_tool(Arc::new(FileWriteTool));
+    registry.add_tool(Arc::new(FileEditTool));
+    registry.add_tool(Arc::new(RunBashTool));
 }

@@ -1,13 +1,18 @@
-//! The read-only filesystem tools: `read_file`, `glob_files`, `grep_files`. Every path
+//! The filesystem tools: `read_file`, `glob_files`, `grep_files` (reads), `file_write`,
+//! `file_edit` (writes: asked in the default mode) and `run_bash` (always asked). Every path
 //! goes through the [`Sandbox`](crate::security::Sandbox) first.
 
+mod bash;
 mod glob;
 mod grep;
 mod read;
+mod write;
 
+pub use bash::RunBashTool;
 pub use glob::GlobFilesTool;
 pub use grep::GrepFilesTool;
 pub use read::{FILE_UNCHANGED_STUB, FileStateCache, ReadFileTool};
+pub use write::{FileEditTool, FileWriteTool};
 
 use std::path::Path;
 

@@ -101,3 +101,90 @@ async fn read_glob_and_grep_inside_the_project_and_nothing_outside() {
     );
     harness.mock.assert_no_violations();
 }
+
+#[tokio::test]
+async fn write_edit_and_run_in_the_project() {
+    // A scratch folder inside the project root (this crate), removed afterwards.
+    let scratch = tempfile::Builder::new()
+        .prefix(".tmp-fs-test")
+        .tempdir_in(".")
+        .unwrap();
+    let folder = scratch
+        .path()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let notes = format!("{folder}/notes.md");
+    let turns = vec![
+        calls(&[(
+            "file_write",
+            json!({"path": notes, "content": "TRGB: 69.8\nCepheids: 73.0\nCepheids again\n"}),
+        )]),
+        calls(&[(
+            "file_edit",
+            json!({"path": notes, "old_string": "Cepheids", "new_string": "SH0ES"}),
+        )]),
+        calls(&[(
+            "file_edit",
+            json!({"path": notes, "old_string": "TRGB: 69.8", "new_string": "TRGB: 69.8 ± 1.9"}),
+        )]),
+        calls(&[(
+            "run_bash",
+            json!({"command": "wc -l < notes.md; echo oops >&2; exit 3", "cwd": folder}),
+        )]),
+        calls(&[(
+            "file_write",
+            json!({"path": "../escape.md", "content": "no"}),
+        )]),
+        calls(&[("run_bash", json!({"command": "sleep 5", "timeout_secs": 1}))]),
+        Turn {
+            text: Some("Done.".into()),
+            ..Turn::default()
+        },
+    ];
+    let mut harness = Harness::start(turns).await;
+    harness.runtime = harness
+        .runtime
+        .clone()
+        .with_permission_mode(asterism_agent::permissions::PermissionMode::Bypass);
+    let (outcome, events) = harness.ask(None, "Keep notes").await;
+    assert_eq!(outcome.reason, RunFinishReason::Completed);
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 6, "{results:#?}");
+    let (created, error, meta) = &results[0];
+    assert!(!error, "{created}");
+    assert_eq!(meta["created"], true);
+    // "Cepheids" occurs twice: refused, file untouched.
+    let (ambiguous, error, _) = &results[1];
+    assert!(error);
+    assert!(ambiguous.contains("occurs 2 times"), "{ambiguous}");
+    let (edited, error, meta) = &results[2];
+    assert!(!error, "{edited}");
+    assert!(
+        meta["diff"].as_str().unwrap().contains("+TRGB: 69.8 ± 1.9"),
+        "{meta}"
+    );
+    let written = std::fs::read_to_string(scratch.path().join("notes.md")).unwrap();
+    assert_eq!(
+        written,
+        "TRGB: 69.8 ± 1.9\nCepheids: 73.0\nCepheids again\n"
+    );
+    let (ran, error, meta) = &results[3];
+    assert!(error, "a non-zero exit is an error result");
+    assert_eq!(meta["exitCode"], 3);
+    assert!(ran.starts_with("exit code 3\n3\n[stderr]\noops"), "{ran}");
+    let (escape, error, _) = &results[4];
+    assert!(error);
+    assert!(escape.contains("`..` is not allowed"), "{escape}");
+    let (slow, error, _) = &results[5];
+    assert!(error);
+    assert!(slow.contains("did not finish within 1 s"), "{slow}");
+    // No temporary files are left beside the notes.
+    let names: Vec<String> = std::fs::read_dir(scratch.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["notes.md"]);
+}

@@ -88,6 +88,8 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
         [
             "bibtex",
             "download_paper",
+            "file_edit",
+            "file_write",
             "get_paper_content",
             "get_paper_metadata",
             "glob_files",
@@ -96,6 +98,7 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
             "query_target",
             "read_file",
             "request_permission",
+            "run_bash",
             "search_papers"
         ]
     );

@@ -1,0 +1,150 @@
+//! `run_bash`: a shell command in a sandbox folder, with a timeout and its output cut
+//! to a size the model can read. Always asks first unless a rule allows it.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::tool::parameters_schema;
+use crate::{AgentTool, InterruptBehavior, ToolContext, ToolOutput};
+
+/// Default and largest timeout, and the most output characters kept.
+const DEFAULT_TIMEOUT_SECS: u64 = 120;
+const MAX_TIMEOUT_SECS: u64 = 600;
+const MAX_OUTPUT_CHARS: usize = 30_000;
+
+/// Run a command.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunBashArgs {
+    /// The command, run by `bash -c`.
+    pub command: String,
+    /// Seconds before it is killed (default 120, at most 600).
+    pub timeout_secs: Option<u64>,
+    /// The folder to run in (default: the project root).
+    pub cwd: Option<String>,
+}
+
+/// Keeps the start and the end of a long output.
+pub(crate) fn truncate_middle(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max / 2).collect();
+    let tail: String = text.chars().skip(count - max / 2).collect();
+    format!("{head}\n[… {} characters cut …]\n{tail}", count - max)
+}
+
+pub struct RunBashTool;
+
+#[async_trait]
+impl AgentTool for RunBashTool {
+    fn name(&self) -> &str {
+        "run_bash"
+    }
+    fn description(&self) -> &str {
+        "Run a shell command (bash -c) in the project root or another sandbox folder, with a timeout \
+         (default 120 s). Answers the exit code and the output (long output is cut in the middle). Asks \
+         the user first."
+    }
+    fn parameters(&self) -> serde_json::Value {
+        parameters_schema::<RunBashArgs>()
+    }
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
+    }
+    fn effect(&self, _arguments: &serde_json::Value) -> crate::permissions::ToolEffect {
+        crate::permissions::ToolEffect::Command
+    }
+    fn permission_subject(&self, arguments: &serde_json::Value) -> Option<String> {
+        arguments
+            .get("command")
+            .and_then(|command| command.as_str())
+            .map(str::to_string)
+    }
+    async fn execute(&self, arguments: serde_json::Value, context: &ToolContext) -> ToolOutput {
+        let args: RunBashArgs = match serde_json::from_value(arguments) {
+            Ok(args) => args,
+            Err(error) => {
+                return ToolOutput::error(format!("Invalid arguments for run_bash: {error}"));
+            }
+        };
+        if args.command.trim().is_empty() {
+            return ToolOutput::error("the command is empty");
+        }
+        let sandbox = context.services.sandbox();
+        let cwd = match sandbox.resolve(args.cwd.as_deref().unwrap_or(".")) {
+            Ok(cwd) if cwd.is_dir() => cwd,
+            Ok(_) => return ToolOutput::error("cwd is not a folder"),
+            Err(error) => return ToolOutput::error(error.to_string()),
+        };
+        let timeout = Duration::from_secs(
+            args.timeout_secs
+                .unwrap_or(DEFAULT_TIMEOUT_SECS)
+                .clamp(1, MAX_TIMEOUT_SECS),
+        );
+        let child = tokio::process::Command::new("bash")
+            .arg("-c")
+            .arg(&args.command)
+            .current_dir(&cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn();
+        let child = match child {
+            Ok(child) => child,
+            Err(error) => return ToolOutput::error(format!("cannot start bash: {error}")),
+        };
+        let output = tokio::select! {
+            output = tokio::time::timeout(timeout, child.wait_with_output()) => output,
+            () = context.cancel.cancelled() => return ToolOutput::error("cancelled; the command was killed"),
+        };
+        let output = match output {
+            Ok(Ok(output)) => output,
+            Ok(Err(error)) => {
+                return ToolOutput::error(format!("the command failed to run: {error}"));
+            }
+            Err(_) => {
+                return ToolOutput::error(format!(
+                    "the command did not finish within {} s and was killed",
+                    timeout.as_secs()
+                ));
+            }
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let mut text = String::new();
+        if !stdout.is_empty() {
+            text.push_str(&stdout);
+        }
+        if !stderr.is_empty() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&stderr);
+        }
+        let code = output.status.code();
+        let text = format!(
+            "exit code {}\n{}",
+            code.map_or("none (killed by a signal)".into(), |c| c.to_string()),
+            truncate_middle(&text, MAX_OUTPUT_CHARS)
+        );
+        let metadata = serde_json::json!({
+            "exitCode": code,
+            "cwd": super::shown(&cwd, sandbox.roots()),
+            "stdoutBytes": output.stdout.len(),
+            "stderrBytes": output.stderr.len(),
+        });
+        if output.status.success() {
+            ToolOutput::ok(text).with_metadata(metadata)
+        } else {
+            ToolOutput::error(text).with_metadata(metadata)
+        }
+    }
+}
