@@ -1,6 +1,7 @@
 //! The tools, one file each.
 
 mod bibtex;
+mod compress_context;
 mod download_paper;
 pub mod filesystem;
 mod get_paper_content;
@@ -11,6 +12,7 @@ mod request_permission;
 mod search_papers;
 
 pub use bibtex::BibtexTool;
+pub use compress_context::CompressContextTool;
 pub use download_paper::DownloadPaperTool;
 pub use filesystem::{
     FileEditTool, FileWriteTool, GlobFilesTool, GrepFilesTool, ReadFileTool, RunBashTool,
@@ -41,4 +43,5 @@ pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(FileWriteTool));
     registry.add_tool(Arc::new(FileEditTool));
     registry.add_tool(Arc::new(RunBashTool));
+    registry.add_tool(Arc::new(CompressContextTool));
 }

@@ -132,10 +132,13 @@ async fn chat_completions(
                 .map(str::to_string),
         });
         let answered = answered_tool_call_ids(&body);
+        // A side call without tools (a compaction summary) cannot carry the agent's tool
+        // results: the results are checked on the next request that has tools.
+        let side_call = body.get("tools").is_none();
         let missing: Vec<String> = state
             .awaiting_results
             .iter()
-            .filter(|id| !answered.contains(id))
+            .filter(|id| !side_call && !answered.contains(id))
             .cloned()
             .collect();
         let violation = (!missing.is_empty()).then(|| {
@@ -154,6 +157,7 @@ async fn chat_completions(
         if turn.is_some() {
             state.next_turn += 1;
         }
+        let still_awaiting = std::mem::take(&mut state.awaiting_results);
         state.awaiting_results = turn
             .as_ref()
             .filter(|turn| turn.fault.is_none())
@@ -168,6 +172,9 @@ async fn chat_completions(
                     .collect()
             })
             .unwrap_or_default();
+        if side_call && state.awaiting_results.is_empty() {
+            state.awaiting_results = still_awaiting;
+        }
         (turn, state.script.clone(), state.requests.len(), violation)
     };
     if let Some(violation) = violation {

@@ -194,3 +194,54 @@ async fn old_tool_outputs_are_cleared_in_what_is_sent_not_in_what_is_stored() {
             .any(|m| m.content.contains("M 106 (asked: NGC 4258)"))
     );
 }
+
+#[tokio::test]
+async fn the_compress_context_tool_compacts_before_the_next_step_once() {
+    let compress = |id: &str| asterism_testkit::ScriptedToolCall {
+        id: Some(id.into()),
+        name: "compress_context".into(),
+        arguments: serde_json::json!({"reason": "long papers read"}),
+    };
+    let turns = vec![
+        text("Answer one."),
+        text("Answer two."),
+        text("Answer three."),
+        Turn {
+            tool_calls: vec![compress("c1"), compress("c2")],
+            ..Turn::default()
+        },
+        text("- The user compares TRGB and Cepheid H0."), // the summary call
+        text("Answer four."),
+    ];
+    let harness = Harness::start(turns).await;
+    let (first, _) = harness.ask(None, "Question one?").await;
+    let session = first.session_id.clone();
+    harness.ask(Some(&session), "Question two?").await;
+    harness.ask(Some(&session), "Question three?").await;
+    let (fourth, events) = harness.ask(Some(&session), "Question four?").await;
+    assert_eq!(fourth.reason, RunFinishReason::Completed);
+    let compactions = events
+        .iter()
+        .filter(|event| matches!(event, AgentEvent::Compacted { kind, .. } if kind == "manual"))
+        .count();
+    assert_eq!(compactions, 1, "two calls, one compaction");
+    let results = super::common::tool_results(&events);
+    assert_eq!(results.len(), 2);
+    assert!(
+        results
+            .iter()
+            .all(|(_, error, meta)| !error && meta["requested"] == true)
+    );
+    let requests = harness.mock.requests();
+    assert!(
+        messages_of(&requests[4].body)[0]
+            .1
+            .contains("You compress research conversations")
+    );
+    assert!(
+        messages_of(&requests[5].body)[1]
+            .1
+            .starts_with(SUMMARY_PREFIX)
+    );
+    harness.mock.assert_no_violations();
+}

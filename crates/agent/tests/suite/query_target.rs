@@ -87,6 +87,7 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
         tool_names,
         [
             "bibtex",
+            "compress_context",
             "download_paper",
             "file_edit",
             "file_write",
