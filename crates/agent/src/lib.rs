@@ -10,6 +10,7 @@ pub mod events;
 pub mod executor;
 mod history;
 pub mod hooks;
+pub mod memory;
 pub mod permissions;
 pub mod persist;
 pub mod prompt;

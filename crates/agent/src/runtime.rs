@@ -324,8 +324,13 @@ impl AgentRuntime {
             .await?;
         let previous = store.messages(&rows.session_id).await?;
         let mut conversation = conversation_from(&previous, &rows.agent_name);
+        let memories = store
+            .memories(crate::memory::PROMPT_MEMORIES)
+            .await
+            .unwrap_or_default();
         let system =
-            crate::prompt::system_prompt(&chrono::Utc::now().format("%Y-%m-%d").to_string());
+            crate::prompt::system_prompt(&chrono::Utc::now().format("%Y-%m-%d").to_string())
+                + &crate::memory::prompt_section(&memories);
         if previous.is_empty() {
             run.persister
                 .messages(vec![rows.row(0, MessageRole::System, system.clone())]);

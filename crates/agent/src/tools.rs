@@ -9,6 +9,7 @@ mod get_paper_metadata;
 mod parse_paper;
 mod query_target;
 mod request_permission;
+mod save_memory;
 mod search_papers;
 
 pub use bibtex::BibtexTool;
@@ -22,6 +23,7 @@ pub use get_paper_metadata::GetPaperMetadataTool;
 pub use parse_paper::ParsePaperTool;
 pub use query_target::QueryTargetTool;
 pub use request_permission::RequestPermissionTool;
+pub use save_memory::SaveMemoryTool;
 pub use search_papers::SearchPapersTool;
 
 use std::sync::Arc;
@@ -44,4 +46,5 @@ pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(FileEditTool));
     registry.add_tool(Arc::new(RunBashTool));
     registry.add_tool(Arc::new(CompressContextTool));
+    registry.add_tool(Arc::new(SaveMemoryTool));
 }

@@ -1,6 +1,7 @@
 //! `asterism`: the Asterism research agent, headless.
 
 mod doctor;
+mod memories;
 mod papers;
 mod permissions;
 mod prompt;
@@ -75,6 +76,11 @@ enum Command {
     Papers {
         #[command(subcommand)]
         command: papers::PapersCommand,
+    },
+    /// What the agent remembers across sessions.
+    Memories {
+        #[command(subcommand)]
+        command: memories::MemoriesCommand,
     },
     /// Permission rules stored for every session.
     Permissions {
@@ -152,6 +158,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor => doctor::run(&settings).await,
         Command::Permissions { command } => permissions::run(&settings, command).await,
         Command::Papers { command } => papers::run(&settings, command).await,
+        Command::Memories { command } => memories::run(&settings, command).await,
     }
 }
 

@@ -4,6 +4,7 @@
 //! One module per table group; every query is a runtime `sqlx::query` with binds.
 
 mod audit;
+mod memories;
 mod messages;
 mod metrics;
 mod migrate;
@@ -21,6 +22,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use audit::AuditRow;
+pub use memories::MemoryRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
 pub use metrics::MetricRow;
 pub use papers::{PaperFile, PaperText};

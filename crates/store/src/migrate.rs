@@ -15,6 +15,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "paper_texts",
         include_str!("../../../migrations/0003_paper_texts.sql"),
     ),
+    (
+        4,
+        "memories",
+        include_str!("../../../migrations/0004_memories.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

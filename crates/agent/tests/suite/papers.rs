@@ -138,3 +138,67 @@ async fn the_agent_downloads_parses_reads_a_section_and_cites_it() {
     assert_eq!(status.as_deref(), Some("parsed"));
     harness.mock.assert_no_violations();
 }
+
+#[tokio::test]
+async fn memories_pass_the_gate_and_reach_the_next_sessions_prompt() {
+    let save = |id: &str, content: &str| ScriptedToolCall {
+        id: Some(id.into()),
+        name: "save_memory".into(),
+        arguments: json!({"content": content, "kind": "project"}),
+    };
+    let thesis = "The user's thesis measures TRGB distances to SN Ia hosts with JWST NIRCam.";
+    let turns = vec![
+        Turn {
+            tool_calls: vec![save("m1", thesis)],
+            ..Turn::default()
+        },
+        Turn {
+            tool_calls: vec![
+                save("m2", "likes TRGB"),
+                save(
+                    "m3",
+                    "Today the user reads Freedman et al. 2024 on the tension.",
+                ),
+                save(
+                    "m4",
+                    "The user's thesis measures TRGB distances to SN Ia hosts with JWST.",
+                ),
+            ],
+            ..Turn::default()
+        },
+        Turn {
+            text: Some("Noted.".into()),
+            ..Turn::default()
+        },
+        Turn {
+            text: Some("Hello again.".into()),
+            ..Turn::default()
+        },
+    ];
+    let harness = Harness::start(turns).await;
+    let (_, events) = harness.ask(None, "Remember my thesis topic").await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 4);
+    assert!(!results[0].1, "{}", results[0].0);
+    let refused: Vec<&str> = results[1..]
+        .iter()
+        .map(|(text, _, _)| text.as_str())
+        .collect();
+    assert!(refused[0].contains("too short"), "{refused:?}");
+    assert!(refused[1].contains("about now"), "{refused:?}");
+    assert!(refused[2].contains("already remembered"), "{refused:?}");
+    assert_eq!(harness.store.memories(10).await.unwrap().len(), 1);
+
+    // A new session's instructions carry the memory.
+    harness.ask(None, "Hi").await;
+    let requests = harness.mock.requests();
+    let system = requests.last().unwrap().body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains(&format!("- [project] {thesis}")),
+        "{system}"
+    );
+    harness.mock.assert_no_violations();
+}

@@ -100,6 +100,7 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
             "read_file",
             "request_permission",
             "run_bash",
+            "save_memory",
             "search_papers"
         ]
     );

@@ -92,3 +92,43 @@ async fn a_local_file_parses_to_stdout_or_a_file_and_bad_files_fail() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("error: the file is empty"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memories_are_listed_and_deleted() {
+    let server = FixtureServer::start(vec![]).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = asterism_store::Store::open_in_dir(&dir.path().join("data"))
+        .await
+        .unwrap();
+    let id = store
+        .add_memory(
+            "Prefers distances in Mpc with 1σ errors.",
+            "preference",
+            None,
+        )
+        .await
+        .unwrap();
+    store.close().await;
+    let memories = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+            .arg("memories")
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", dir.path())
+            .env("ASTERISM_DATA_DIR", dir.path().join("data"))
+            .env("SESAME_URL", server.url())
+            .output()
+            .unwrap()
+    };
+    let listed = memories(&["list", "--json"]);
+    assert!(listed.status.success(), "{listed:?}");
+    let rows: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(
+        rows[0]["content"],
+        "Prefers distances in Mpc with 1σ errors."
+    );
+    assert!(memories(&["delete", &id.to_string()]).status.success());
+    assert!(!memories(&["delete", &id.to_string()]).status.success());
+    assert!(stdout(&memories(&["list"])).contains("no memories yet"));
+}
