@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use asterism_agent::{Settings, bootstrap};
-use asterism_library::papers::{PaperId, bibtex};
+use asterism_library::papers::bibtex;
 use asterism_library::parse;
 use asterism_protocol::PaperRecord;
 use clap::Subcommand;
@@ -357,20 +357,7 @@ pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<
             }
         }
         PapersCommand::Bibtex { ids, json } => {
-            let mut papers = Vec::new();
-            let mut missing = Vec::new();
-            for id in &ids {
-                match services.papers.resolve(id).await {
-                    Ok((_, paper)) => papers.push(paper),
-                    Err(_) if matches!(PaperId::parse(id), Some(PaperId::Bibcode(_))) => {
-                        papers.push(PaperRecord {
-                            bibcode: Some(id.trim().to_string()),
-                            ..PaperRecord::default()
-                        });
-                    }
-                    Err(error) => missing.push(format!("{id}: {error}")),
-                }
-            }
+            let (papers, missing) = services.papers.resolve_for_citation(&ids).await;
             let (entries, notes) = bibtex::bibtex(&papers, Some(&services.papers.ads)).await;
             if json {
                 println!(

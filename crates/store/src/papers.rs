@@ -47,17 +47,13 @@ impl Store {
     /// and metadata it lacked. Returns the paper id.
     pub async fn upsert_paper(&self, paper: &asterism_protocol::PaperRecord) -> Result<String> {
         let now = crate::now_rfc3339();
-        let existing: Option<String> = sqlx::query_scalar(
-            "SELECT id FROM papers
-             WHERE (?1 IS NOT NULL AND bibcode = ?1) OR (?2 IS NOT NULL AND arxiv_id = ?2)
-                OR (?3 IS NOT NULL AND lower(doi) = lower(?3))
-             LIMIT 1",
-        )
-        .bind(&paper.bibcode)
-        .bind(&paper.arxiv_id)
-        .bind(&paper.doi)
-        .fetch_optional(&self.pool)
-        .await?;
+        let existing = self
+            .find_paper(
+                paper.bibcode.as_deref(),
+                paper.arxiv_id.as_deref(),
+                paper.doi.as_deref(),
+            )
+            .await?;
         let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         sqlx::query(
             "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page)

@@ -1,8 +1,6 @@
 //! `bibtex`: BibTeX entries for a set of papers.
 
-use asterism_library::papers::PaperId;
 use asterism_library::papers::bibtex::bibtex;
-use asterism_protocol::PaperRecord;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -33,21 +31,7 @@ impl TypedTool for BibtexTool {
             return ToolOutput::error("give at least one paper id");
         }
         let services = &context.services;
-        let mut papers = Vec::new();
-        let mut problems = Vec::new();
-        for id in &args.ids {
-            match services.papers.resolve(id).await {
-                Ok((_, paper)) => papers.push(paper),
-                // ADS may still export a bibcode its search did not return.
-                Err(_) if matches!(PaperId::parse(id), Some(PaperId::Bibcode(_))) => {
-                    papers.push(PaperRecord {
-                        bibcode: Some(id.trim().to_string()),
-                        ..PaperRecord::default()
-                    });
-                }
-                Err(error) => problems.push(format!("{id}: {error}")),
-            }
-        }
+        let (papers, problems) = services.papers.resolve_for_citation(&args.ids).await;
         if papers.is_empty() {
             return ToolOutput::error(format!("no paper found: {}", problems.join("; ")));
         }

@@ -337,3 +337,26 @@ impl PaperSearch {
         Ok((paper_id, paper))
     }
 }
+
+impl PaperSearch {
+    /// The papers to cite for `ids`, in order: resolved like [`Self::resolve`]; a bibcode
+    /// no search found is kept bare (ADS's export may still know it). Returns the
+    /// papers and, for the other ids that were not found, why.
+    pub async fn resolve_for_citation(&self, ids: &[String]) -> (Vec<PaperRecord>, Vec<String>) {
+        let mut papers = Vec::new();
+        let mut missing = Vec::new();
+        for id in ids {
+            match self.resolve(id).await {
+                Ok((_, paper)) => papers.push(paper),
+                Err(_) if matches!(PaperId::parse(id), Some(PaperId::Bibcode(_))) => {
+                    papers.push(PaperRecord {
+                        bibcode: Some(id.trim().to_string()),
+                        ..PaperRecord::default()
+                    });
+                }
+                Err(error) => missing.push(format!("{id}: {error}")),
+            }
+        }
+        (papers, missing)
+    }
+}

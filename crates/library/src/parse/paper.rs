@@ -72,14 +72,22 @@ pub fn parse_file(path: &Path) -> Result<ParsedPaper, ParseError> {
         path: path.display().to_string(),
         message: error.to_string(),
     })?;
-    let is_html = path
+    let extension = path
         .extension()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("html") || ext.eq_ignore_ascii_case("htm"))
-        || bytes
-            .iter()
-            .take(512)
-            .find(|byte| !byte.is_ascii_whitespace())
-            == Some(&b'<');
+        .map(|ext| ext.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    // The name decides; without a known extension, the content does.
+    let is_html = match extension.as_str() {
+        "html" | "htm" => true,
+        "pdf" => false,
+        _ => {
+            bytes
+                .iter()
+                .take(512)
+                .find(|byte| !byte.is_ascii_whitespace())
+                == Some(&b'<')
+        }
+    };
     if is_html {
         return parse_html(&String::from_utf8_lossy(&bytes), "html");
     }

@@ -186,6 +186,13 @@ fn local_files_parse_by_their_content() {
     );
     let missing = parse_file(&dir.path().join("nope.pdf")).unwrap_err();
     assert!(matches!(missing, ParseError::Read { .. }));
+    // A login page saved as .pdf is a bad PDF, not an HTML paper.
+    let fake = dir.path().join("paper.pdf");
+    std::fs::write(&fake, "<html><body>Access denied</body></html>").unwrap();
+    assert_eq!(
+        parse_file(&fake).unwrap_err(),
+        ParseError::Pdf(PdfError::NotPdf)
+    );
     let empty = dir.path().join("empty.pdf");
     std::fs::write(&empty, b"").unwrap();
     assert_eq!(
