@@ -1,6 +1,7 @@
 //! Runs the tool calls of one model answer, in the seed's order: validate and prepare
 //! (unique ids, duplicate-call detector, argument JSON, unknown tools), announce
-//! (`ToolCall`), permissions, PreToolUse hooks, run concurrently (per-call timeout,
+//! (`ToolCall`), permissions, PreToolUse hooks, run (concurrency-safe calls beside each
+//! other, any other call alone and in call order; per-call timeout,
 //! cancellation by token honouring [`InterruptBehavior`], sibling abort), keep oversized
 //! output on disk, PostToolUse hooks, announce (`ToolResult`), record audit and metrics.
 //! Results come back in call order whatever order they finish in.
@@ -84,6 +85,10 @@ pub struct StepExecutor {
     step: i32,
     seen_ids: HashSet<String>,
     started: Vec<(ToolCall, JoinHandle<CallResult>)>,
+    /// Fired when each started call has finished, in call order.
+    done: Vec<CancellationToken>,
+    /// The last call that may not run beside others.
+    last_exclusive: Option<usize>,
     sibling_abort: CancellationToken,
 }
 
@@ -94,6 +99,8 @@ impl StepExecutor {
             step,
             seen_ids: HashSet::new(),
             started: Vec::new(),
+            done: Vec::new(),
+            last_exclusive: None,
             sibling_abort: CancellationToken::new(),
         }
     }
@@ -146,11 +153,33 @@ impl StepExecutor {
             parse_error: parsed.err().map(|error| error.to_string()),
             repeats,
         };
+        // A call that is not concurrency-safe waits for every call before it and holds
+        // back every call after it; safe calls run beside each other.
+        let exclusive = prepared.parse_error.is_none()
+            && self
+                .shared
+                .registry
+                .get(&prepared.name)
+                .is_some_and(|tool| !tool.is_concurrency_safe(&prepared.arguments));
+        let waits: Vec<CancellationToken> = if exclusive {
+            self.done.clone()
+        } else {
+            self.last_exclusive
+                .map(|index| self.done[index].clone())
+                .into_iter()
+                .collect()
+        };
+        if exclusive {
+            self.last_exclusive = Some(self.done.len());
+        }
+        let done = CancellationToken::new();
+        self.done.push(done.clone());
         let task = tokio::spawn(pipeline::run(
             self.shared.clone(),
             prepared,
             self.step,
             self.sibling_abort.clone(),
+            pipeline::Turn { waits, done },
         ));
         self.started.push((call, task));
     }

@@ -52,10 +52,17 @@ impl AgentTool for DelayTool {
         "Waits ms milliseconds."
     }
     fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"ms": {"type": "integer"}}})
+        json!({"type": "object", "properties": {"ms": {"type": "integer"}, "exclusive": {"type": "boolean"}}})
     }
-    fn is_concurrency_safe(&self, _arguments: &Value) -> bool {
-        true
+    /// `exclusive: true` makes the call one that must run alone.
+    fn is_concurrency_safe(&self, arguments: &Value) -> bool {
+        !arguments
+            .get("exclusive")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+    fn effect(&self, _arguments: &Value) -> ToolEffect {
+        ToolEffect::Read
     }
     async fn execute(&self, arguments: Value, context: &ToolContext) -> ToolOutput {
         let progress = ProgressSender::new(context.events.clone(), context.tool_call_id.clone());

@@ -22,6 +22,13 @@ pub(super) struct Prepared {
     pub repeats: usize,
 }
 
+/// When a call may run: after every call in `waits` has finished. `done` is fired when
+/// this call has finished (also if its task panics or is dropped).
+pub(super) struct Turn {
+    pub waits: Vec<CancellationToken>,
+    pub done: CancellationToken,
+}
+
 /// Emits a notice and stores it with the session, so replay shows it too.
 fn notice(shared: &ExecutorShared, step: i32, kind: &str, message: String) {
     let event = AgentEvent::Notice {
@@ -51,7 +58,12 @@ pub(super) async fn run(
     call: Prepared,
     step: i32,
     sibling_abort: CancellationToken,
+    turn: Turn,
 ) -> CallResult {
+    let _done = turn.done.drop_guard();
+    for wait in &turn.waits {
+        wait.cancelled().await;
+    }
     let started = Instant::now();
     let (output, outcome, decision, arguments) =
         decide_and_execute(&shared, &call, step, &sibling_abort).await;

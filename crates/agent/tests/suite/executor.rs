@@ -94,6 +94,27 @@ async fn results_stream_as_they_finish_but_reach_the_model_in_call_order() {
 }
 
 #[tokio::test]
+async fn a_call_that_is_not_concurrency_safe_runs_alone_in_call_order() {
+    // `a` and `b` may run together; `write` waits for both and holds back `c` and `d`,
+    // which then run together again.
+    let turns = vec![
+        calls_turn(vec![
+            call("a", "delay", json!({"ms": 200})),
+            call("b", "delay", json!({"ms": 100})),
+            call("write", "delay", json!({"ms": 10, "exclusive": true})),
+            call("c", "delay", json!({"ms": 150})),
+            call("d", "delay", json!({"ms": 10})),
+        ]),
+        answer("done"),
+    ];
+    let harness = harness(turns, AgentConfig::default()).await;
+    let (outcome, events) = harness.ask(None, "go").await;
+    assert_eq!(outcome.reason, RunFinishReason::Completed);
+    assert_eq!(result_ids(&events), ["b", "a", "write", "d", "c"]);
+    harness.mock.assert_no_violations();
+}
+
+#[tokio::test]
 async fn duplicate_and_empty_ids_are_made_unique() {
     let turns = vec![
         calls_turn(vec![
