@@ -121,6 +121,18 @@ pub async fn permission_answer(
     Ok(state.broker.answer(&request_id, answer))
 }
 
+/// Answers an `AskUser` question (an option's text or the user's own words). Returns
+/// false when the question is no longer waiting (answered, timed out, run ended).
+#[tauri::command]
+#[specta::specta]
+pub async fn question_answer(
+    state: State<'_, AppState>,
+    request_id: String,
+    answer: String,
+) -> Result<bool, AppError> {
+    Ok(state.questions.answer(&request_id, &answer))
+}
+
 /// Stored sessions, most recent first.
 #[tauri::command]
 #[specta::specta]

@@ -18,6 +18,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         commands::agent_run,
         commands::agent_cancel,
         commands::permission_answer,
+        commands::question_answer,
         commands::sessions_list,
         commands::session_timeline,
         commands::app_status,

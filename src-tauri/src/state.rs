@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use asterism_agent::permissions::PermissionBroker;
+use asterism_agent::questions::QuestionBroker;
 use asterism_agent::{AgentRuntime, Services, Settings, bootstrap};
 use tokio_util::sync::CancellationToken;
 
@@ -18,14 +19,21 @@ pub struct AppState {
     pub runs: Arc<Mutex<HashMap<String, CancellationToken>>>,
     /// Where permission requests wait for the user's answer.
     pub broker: Arc<PermissionBroker>,
+    /// Where the agent's questions (ask_user) wait for the user's answer.
+    pub questions: Arc<QuestionBroker>,
 }
 
 impl AppState {
     pub async fn open(settings: Settings) -> Result<Self, bootstrap::BootstrapError> {
         let services = bootstrap::open_services(&settings).await?;
         let broker = PermissionBroker::new(std::time::Duration::from_secs(300), true);
+        let questions = QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, true);
         let runtime = bootstrap::runtime(&settings, services.clone())
-            .map(|runtime| runtime.with_broker(broker.clone()))
+            .map(|runtime| {
+                runtime
+                    .with_broker(broker.clone())
+                    .with_questions(questions.clone())
+            })
             .map_err(|error| error.to_string());
         Ok(Self {
             settings,
@@ -33,6 +41,7 @@ impl AppState {
             runtime,
             runs: Arc::default(),
             broker,
+            questions,
         })
     }
 

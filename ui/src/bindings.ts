@@ -18,10 +18,15 @@ export const commands = {
 	 *  (answered, timed out, or its run ended).
 	 */
 	permissionAnswer: (requestId: string, decision: PermissionDecision, reason: string | null) => typedError<boolean, AppError>(__TAURI_INVOKE("permission_answer", { requestId, decision, reason })),
+	/**
+	 *  Answers an `AskUser` question (an option's text or the user's own words). Returns
+	 *  false when the question is no longer waiting (answered, timed out, run ended).
+	 */
+	questionAnswer: (requestId: string, answer: string) => typedError<boolean, AppError>(__TAURI_INVOKE("question_answer", { requestId, answer })),
 	/**  Stored sessions, most recent first. */
 	sessionsList: () => typedError<SessionSummary_Serialize[], AppError>(__TAURI_INVOKE("sessions_list")),
 	/**  A stored session's timeline, rebuilt from the database (offline replay). */
-	sessionTimeline: (sessionId: string) => typedError<TimelineItem[], AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
+	sessionTimeline: (sessionId: string) => typedError<TimelineItem_Serialize[], AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
 	/**  The configuration as the UI may see it. */
 	appStatus: () => typedError<AppStatus, AppError>(__TAURI_INVOKE("app_status")),
 };
@@ -71,12 +76,21 @@ export type AgentEvent_Deserialize =
 { type: "Compacted"; kind: string; tokensBefore: number; tokensAfter: number; step: number } | 
 /**  Token usage of one model call. */
 { type: "Usage"; step: number; usage: TokenUsage; model: string; latencyMs: number | null } | 
-/**  A subagent began work on a task. */
-{ type: "SubagentStarted"; agentName: string; task: string } | 
-/**  A subagent finished and returned its summary to its parent. */
-{ type: "SubagentFinished"; agentName: string; summary: string } | 
-/**  The agent's todo list changed. */
-{ type: "TodoUpdated"; todos: JsonValue } | 
+/**
+ *  A subagent began work on a task. Its own events carry its `agentName` until
+ *  `SubagentFinished`; `parent` is the agent that started it.
+ */
+{ type: "SubagentStarted"; agentName: string; parent: string; task: string } | 
+/**
+ *  A subagent finished and returned its summary to its parent. `reason` says how it
+ *  ended (`completed`, `maxSteps`, `cancelled`, `failed`).
+ */
+{ type: "SubagentFinished"; agentName: string; summary: string; reason: RunFinishReason; steps: number } | 
+/**
+ *  An agent's todo list changed (todo_write): the whole list, each entry
+ *  `{taskId, content, status, blockedBy}`.
+ */
+{ type: "TodoUpdated"; agentName: string; todos: JsonValue } | 
 /**
  *  Something the user should know that is not an error of the run: a model retry,
  *  the switch to the fallback model, a hook that failed, a compaction. `kind` is
@@ -126,12 +140,21 @@ export type AgentEvent_Serialize =
 { type: "Compacted"; kind: string; tokensBefore: number; tokensAfter: number; step: number } | 
 /**  Token usage of one model call. */
 { type: "Usage"; step: number; usage: TokenUsage; model: string; latencyMs: number | null } | 
-/**  A subagent began work on a task. */
-{ type: "SubagentStarted"; agentName: string; task: string } | 
-/**  A subagent finished and returned its summary to its parent. */
-{ type: "SubagentFinished"; agentName: string; summary: string } | 
-/**  The agent's todo list changed. */
-{ type: "TodoUpdated"; todos: JsonValue } | 
+/**
+ *  A subagent began work on a task. Its own events carry its `agentName` until
+ *  `SubagentFinished`; `parent` is the agent that started it.
+ */
+{ type: "SubagentStarted"; agentName: string; parent: string; task: string } | 
+/**
+ *  A subagent finished and returned its summary to its parent. `reason` says how it
+ *  ended (`completed`, `maxSteps`, `cancelled`, `failed`).
+ */
+{ type: "SubagentFinished"; agentName: string; summary: string; reason: RunFinishReason; steps: number } | 
+/**
+ *  An agent's todo list changed (todo_write): the whole list, each entry
+ *  `{taskId, content, status, blockedBy}`.
+ */
+{ type: "TodoUpdated"; agentName: string; todos: JsonValue } | 
 /**
  *  Something the user should know that is not an error of the run: a model retry,
  *  the switch to the fallback model, a hook that failed, a compaction. `kind` is
@@ -236,7 +259,13 @@ export type SessionSummary_Serialize = {
  *  What the UI renders: one entry of a session's timeline. Built by [`Timeline`] from
  *  [`AgentEvent`]s, live as they stream or from the database on replay.
  */
-export type TimelineItem = 
+export type TimelineItem = TimelineItem_Serialize | TimelineItem_Deserialize;
+
+/**
+ *  What the UI renders: one entry of a session's timeline. Built by [`Timeline`] from
+ *  [`AgentEvent`]s, live as they stream or from the database on replay.
+ */
+export type TimelineItem_Deserialize = 
 /**  The question the user asked. */
 { kind: "user"; id: string; text: string } | 
 /**  The model's reasoning for one step (collapsed by default). */
@@ -247,6 +276,46 @@ export type TimelineItem =
 { kind: "tool-call"; id: string; toolCallId: string; step: number; agentName: string; name: string; arguments: JsonValue } | 
 /**  A tool's result, paired with its call by `toolCallId`. */
 { kind: "tool-result"; id: string; toolCallId: string; step: number; agentName: string; name: string; output: string; isError: boolean; metadata: JsonValue; durationMs: number | null } | 
+/**
+ *  An agent's todo list as it stood after one todo_write (each update is an item, so
+ *  the timeline shows how the plan evolved; the last one is current).
+ */
+{ kind: "todos"; id: string; agentName: string; todos: JsonValue } | 
+/**
+ *  A subagent's work: its task, then (once finished) its summary. The items of that
+ *  agent (same `agentName`) between its start and finish nest under it.
+ */
+{ kind: "subagent"; id: string; agentName: string; parent: string; task: string; summary?: string | null; reason?: RunFinishReason | null; steps: number } | 
+/**  A notice: a retry, a fallback model, a compaction marker, a hook problem. */
+{ kind: "notice"; id: string; step: number; noticeKind: string; message: string } | 
+/**  An error that ended or interrupted the run. */
+{ kind: "error"; id: string; step: number; errorKind: string; message: string };
+
+/**
+ *  What the UI renders: one entry of a session's timeline. Built by [`Timeline`] from
+ *  [`AgentEvent`]s, live as they stream or from the database on replay.
+ */
+export type TimelineItem_Serialize = 
+/**  The question the user asked. */
+{ kind: "user"; id: string; text: string } | 
+/**  The model's reasoning for one step (collapsed by default). */
+{ kind: "thinking"; id: string; step: number; agentName: string; text: string } | 
+/**  Answer text streamed by the model. */
+{ kind: "text"; id: string; step: number; agentName: string; text: string } | 
+/**  A tool call with its arguments. */
+{ kind: "tool-call"; id: string; toolCallId: string; step: number; agentName: string; name: string; arguments: JsonValue } | 
+/**  A tool's result, paired with its call by `toolCallId`. */
+{ kind: "tool-result"; id: string; toolCallId: string; step: number; agentName: string; name: string; output: string; isError: boolean; metadata: JsonValue; durationMs: number | null } | 
+/**
+ *  An agent's todo list as it stood after one todo_write (each update is an item, so
+ *  the timeline shows how the plan evolved; the last one is current).
+ */
+{ kind: "todos"; id: string; agentName: string; todos: JsonValue } | 
+/**
+ *  A subagent's work: its task, then (once finished) its summary. The items of that
+ *  agent (same `agentName`) between its start and finish nest under it.
+ */
+{ kind: "subagent"; id: string; agentName: string; parent: string; task: string; summary: string | null; reason: RunFinishReason | null; steps: number } | 
 /**  A notice: a retry, a fallback model, a compaction marker, a hook problem. */
 { kind: "notice"; id: string; step: number; noticeKind: string; message: string } | 
 /**  An error that ended or interrupted the run. */

@@ -135,6 +135,8 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         parser,
         data_dir: dir.to_path_buf(),
         file_state: Default::default(),
+        background: Default::default(),
+        team: asterism_agent::team::TeamManager::new(dir),
     })
 }
 

@@ -12,7 +12,9 @@ use asterism_library::{SesameClient, TargetService};
 use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_store::Store;
 
+use crate::background::BackgroundQueue;
 use crate::settings::Settings;
+use crate::team::TeamManager;
 use crate::{AgentConfig, AgentRuntime, Services, ToolRegistry};
 
 /// Why the application could not start.
@@ -38,6 +40,13 @@ pub const SERVICE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Opens the database and builds the services.
 pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, BootstrapError> {
     let store = Store::open_in_dir(&settings.data_dir).await?;
+    let interrupted = BackgroundQueue::recover(&store).await?;
+    if interrupted > 0 {
+        tracing::info!(
+            interrupted,
+            "background tasks of a previous run marked interrupted"
+        );
+    }
     let sesame = SesameClient::new(settings.sesame_url.clone(), settings.sesame_timeout)?;
     let targets = TargetService::new(sesame, store.clone(), settings.target_cache_max_age);
     let ads = AdsClient::new(
@@ -70,6 +79,8 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
         parser,
         data_dir: settings.data_dir.clone(),
         file_state: Default::default(),
+        background: BackgroundQueue::new(),
+        team: TeamManager::new(&settings.data_dir),
     }))
 }
 
@@ -103,10 +114,6 @@ pub fn runtime(
         max_steps: settings.max_steps,
         ..AgentConfig::default()
     };
-    Ok(AgentRuntime::new(
-        services,
-        model,
-        ToolRegistry::new(),
-        config,
-    ))
+    let registry = ToolRegistry::new_with_team(services.background.clone(), services.team.clone());
+    Ok(AgentRuntime::new(services, model, registry, config))
 }

@@ -105,6 +105,11 @@ impl StepExecutor {
         }
     }
 
+    /// The tools this step may call (the model is offered these).
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.shared.registry
+    }
+
     /// How many calls have been started.
     pub fn started(&self) -> usize {
         self.started.len()

@@ -34,6 +34,8 @@ pub enum HookEvent {
     SessionStart,
     UserPromptSubmit,
     Stop,
+    /// A subagent finished (its name is the input's `agentName`).
+    SubagentStop,
 }
 
 /// What a hook is told, as the JSON a shell hook reads on stdin.

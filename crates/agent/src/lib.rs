@@ -3,6 +3,7 @@
 //! reports everything as [`AgentEvent`](asterism_protocol::AgentEvent)s to an
 //! [`EventSink`].
 
+pub mod background;
 pub mod bootstrap;
 pub mod compaction;
 pub mod config;
@@ -14,12 +15,17 @@ pub mod memory;
 pub mod permissions;
 pub mod persist;
 pub mod prompt;
+pub mod questions;
 pub mod replay;
 pub mod runtime;
 pub mod security;
 pub mod services;
 pub mod settings;
+pub mod skills;
+pub mod subagent;
+pub mod team;
 pub mod test_tools;
+pub mod todos;
 pub mod tool;
 pub mod tools;
 

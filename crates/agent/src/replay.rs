@@ -44,6 +44,10 @@ pub fn events_from_messages(
         let agent_name = message.agent_name.clone();
         match message.role {
             MessageRole::System => {}
+            // A subagent's task: its SubagentStarted event row shows it.
+            MessageRole::User if message.agent_name != asterism_protocol::MAIN_AGENT => {}
+            // A background result handed to the agent: its Notice row shows it.
+            MessageRole::User if message.metadata.get("background").is_some() => {}
             MessageRole::User => events.push(AgentEvent::RunStarted {
                 run_id: message.run_id.clone(),
                 session_id: session_id.to_string(),
@@ -87,16 +91,27 @@ pub fn events_from_messages(
             }
             MessageRole::Tool => {
                 let tool_call_id = message.tool_call_id.clone().unwrap_or_default();
+                // todo_write announced its list before its result, live.
+                let is_error = message
+                    .metadata
+                    .get("isError")
+                    .and_then(serde_json::Value::as_bool)
+                    .unwrap_or(false);
+                if text_field(&message.metadata, "name") == "todo_write"
+                    && !is_error
+                    && let Some(todos) = message.metadata.pointer("/metadata/todos")
+                {
+                    events.push(AgentEvent::TodoUpdated {
+                        agent_name: agent_name.clone(),
+                        todos: todos.clone(),
+                    });
+                }
                 events.push(AgentEvent::ToolResult {
                     id: tool_call_id.clone(),
                     tool_call_id,
                     name: text_field(&message.metadata, "name").to_string(),
                     output: message.content.clone(),
-                    is_error: message
-                        .metadata
-                        .get("isError")
-                        .and_then(serde_json::Value::as_bool)
-                        .unwrap_or(false),
+                    is_error,
                     metadata: message
                         .metadata
                         .get("metadata")

@@ -3,7 +3,10 @@
 //! runs between steps; every message is handed to the write-behind persister.
 
 mod compact;
+mod extract;
 mod step;
+
+pub use extract::MEMORY_AGENT;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -58,6 +61,7 @@ pub struct AgentRuntime {
     registry: Arc<ToolRegistry>,
     config: AgentConfig,
     broker: Arc<PermissionBroker>,
+    questions: Arc<crate::questions::QuestionBroker>,
     mode: PermissionMode,
     rules: Vec<Rule>,
     grants: Vec<Rule>,
@@ -84,8 +88,9 @@ impl AgentRuntime {
         mut registry: ToolRegistry,
         config: AgentConfig,
     ) -> Self {
-        // The runtime adds what needs its own state on top of the registry (as the seed
-        // adds save_memory): asking the user for a missing permission.
+        // The runtime adds what needs its own state on top of the registry, as the seed
+        // adds save_memory: remembering, and asking the user for a missing permission.
+        registry.add_tool(Arc::new(crate::tools::SaveMemoryTool));
         registry.add_tool(Arc::new(crate::tools::RequestPermissionTool));
         let broker = PermissionBroker::new(config.permission_timeout, true);
         Self {
@@ -94,6 +99,7 @@ impl AgentRuntime {
             registry: Arc::new(registry),
             config,
             broker,
+            questions: Arc::new(crate::questions::QuestionBroker::default()),
             mode: PermissionMode::Default,
             rules: Vec::new(),
             grants: Vec::new(),
@@ -107,6 +113,16 @@ impl AgentRuntime {
     pub fn with_broker(mut self, broker: Arc<PermissionBroker>) -> Self {
         self.broker = broker;
         self
+    }
+
+    /// Uses this broker for ask_user (the app and CLI keep it to answer).
+    pub fn with_questions(mut self, questions: Arc<crate::questions::QuestionBroker>) -> Self {
+        self.questions = questions;
+        self
+    }
+
+    pub fn questions(&self) -> &Arc<crate::questions::QuestionBroker> {
+        &self.questions
     }
 
     pub fn with_permission_mode(mut self, mode: PermissionMode) -> Self {
@@ -328,9 +344,15 @@ impl AgentRuntime {
             .memories(crate::memory::PROMPT_MEMORIES)
             .await
             .unwrap_or_default();
+        let skills = crate::skills::SkillRegistry::load(&self.services.skills_dir());
         let system =
             crate::prompt::system_prompt(&chrono::Utc::now().format("%Y-%m-%d").to_string())
-                + &crate::memory::prompt_section(&memories);
+                + &crate::memory::prompt_section(&memories)
+                + &if self.registry.get("load_skill").is_some() {
+                    skills.prompt_section()
+                } else {
+                    String::new()
+                };
         if previous.is_empty() {
             run.persister
                 .messages(vec![rows.row(0, MessageRole::System, system.clone())]);
@@ -377,12 +399,23 @@ impl AgentRuntime {
         conversation.push(ChatMessage::User { content: question });
 
         let compaction = self.compaction_request(&rows.session_id);
+        let permissions = Arc::new(self.permission_checker(run).await);
+        let hooks = Arc::new(hooks.clone());
+        let subagents = crate::subagent::SubagentLauncher {
+            runtime: self.clone(),
+            persister: run.persister.clone(),
+            permissions: permissions.clone(),
+            hooks: hooks.clone(),
+            enable_thinking: request.enable_thinking,
+            names: Arc::default(),
+            counter: Arc::default(),
+        };
         let shared = Arc::new(ExecutorShared {
             registry: self.registry.clone(),
             config: self.config.clone(),
-            permissions: Arc::new(self.permission_checker(run).await),
+            permissions: permissions.clone(),
             broker: self.broker.clone(),
-            hooks: Arc::new(hooks.clone()),
+            hooks,
             persister: run.persister.clone(),
             context: ToolContext {
                 services: self.services.clone(),
@@ -399,32 +432,81 @@ impl AgentRuntime {
                     broker: self.broker.clone(),
                     grants: self.session_rules(&rows.session_id),
                 },
+                rules: permissions.clone(),
+                questions: self.questions.clone(),
+                subagents: Some(subagents),
             },
             duplicates: Mutex::new(DuplicateDetector::default()),
         });
+        let max_steps = i32::try_from(self.config.max_steps).unwrap_or(i32::MAX);
+        self.react(
+            run,
+            &system,
+            &mut conversation,
+            &shared,
+            &compaction,
+            max_steps,
+            outcome,
+        )
+        .await;
+        if outcome.reason != RunFinishReason::MaxSteps {
+            return Ok(());
+        }
+        let event = AgentEvent::Error {
+            kind: "maxSteps".into(),
+            message: format!(
+                "The run stopped after {} steps, its limit, before the model finished.",
+                self.config.max_steps
+            ),
+            step: outcome.steps,
+        };
+        self.store_event(run, outcome.steps, &event, None);
+        run.sink.emit(event);
+        Ok(())
+    }
+
+    /// The ReAct loop of one agent (the main agent or a subagent): compaction when
+    /// needed, stream the model's answer, run its tools, repeat until it answers without
+    /// tools (Completed), fails, is cancelled or reaches `max_steps` (MaxSteps, left to
+    /// the caller to report).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn react(
+        &self,
+        run: &Run<'_>,
+        system: &str,
+        conversation: &mut Vec<ChatMessage>,
+        shared: &Arc<ExecutorShared>,
+        compaction: &CompactionRequest,
+        max_steps: i32,
+        outcome: &mut RunOutcome,
+    ) {
+        let rows = &run.rows;
         let mut breaker = CircuitBreaker::new(self.config.compaction.breaker_threshold);
         let mut context_retry_used = false;
-        let max_steps = i32::try_from(self.config.max_steps).unwrap_or(i32::MAX);
         let mut step = 1;
         while step <= max_steps {
             outcome.steps = step;
             if run.cancel.is_cancelled() {
                 self.end_cancelled(run, step, outcome);
-                return Ok(());
+                return;
+            }
+            if rows.agent_name == MAIN_AGENT {
+                self.deliver_background_results(run, step, conversation)
+                    .await;
             }
             let manual = compaction.take();
             self.compact_if_needed(
                 run,
                 step,
-                &system,
-                &mut conversation,
+                system,
+                conversation,
                 manual.then_some("manual"),
                 &mut breaker,
             )
             .await;
             let mut executor = StepExecutor::new(shared.clone(), step);
             let response = match self
-                .stream_step(run, step, &system, &conversation, &mut executor)
+                .stream_step(run, step, system, conversation, &mut executor)
                 .await
             {
                 StepOutcome::Answer(response, latency_ms) => (response, latency_ms),
@@ -444,8 +526,8 @@ impl AgentRuntime {
                     self.compact_if_needed(
                         run,
                         step,
-                        &system,
-                        &mut conversation,
+                        system,
+                        conversation,
                         Some("overflow"),
                         &mut breaker,
                     )
@@ -461,7 +543,7 @@ impl AgentRuntime {
                 } => {
                     let _ = executor.finish().await;
                     self.end_failed(run, step, error, thinking, text, outcome);
-                    return Ok(());
+                    return;
                 }
             };
             let (mut response, latency_ms) = response;
@@ -508,7 +590,7 @@ impl AgentRuntime {
             conversation.push(assistant_message);
             if response.tool_calls.is_empty() {
                 outcome.reason = RunFinishReason::Completed;
-                return Ok(());
+                return;
             }
             let results = executor.finish().await;
             // Stored in the order they finished (as the timeline showed them); sent in
@@ -545,20 +627,54 @@ impl AgentRuntime {
         }
         outcome.steps = max_steps;
         outcome.reason = RunFinishReason::MaxSteps;
-        let event = AgentEvent::Error {
-            kind: "maxSteps".into(),
-            message: format!(
-                "The run stopped after {} steps, its limit, before the model finished.",
-                self.config.max_steps
-            ),
-            step: outcome.steps,
+    }
+
+    /// Hands the agent the results of background tasks that finished since it last
+    /// looked (stored as user-side messages, so later runs see them too).
+    async fn deliver_background_results(
+        &self,
+        run: &Run<'_>,
+        step: i32,
+        conversation: &mut Vec<ChatMessage>,
+    ) {
+        let store = &self.services.store;
+        let tasks = match store
+            .unnotified_background_tasks(&run.rows.session_id)
+            .await
+        {
+            Ok(tasks) => tasks,
+            Err(error) => {
+                tracing::warn!(%error, "could not read background results");
+                return;
+            }
         };
-        self.store_event(run, outcome.steps, &event, None);
-        run.sink.emit(event);
-        Ok(())
+        for task in tasks {
+            let text = crate::background::notification_text(&task);
+            let mut row = run.rows.row(step, MessageRole::User, text.clone());
+            row.metadata = serde_json::json!({"background": task.id});
+            run.persister.messages(vec![row]);
+            conversation.push(ChatMessage::User { content: text });
+            if let Err(error) = store.mark_background_task_notified(&task.id).await {
+                tracing::warn!(%error, "could not mark a background result delivered");
+            }
+            self.notice(
+                run,
+                step,
+                "background",
+                format!(
+                    "Background task {} ({}) {}; its result was handed to the agent.",
+                    task.id, task.tool, task.status
+                ),
+            );
+        }
     }
 
     fn end_cancelled(&self, run: &Run<'_>, step: i32, outcome: &mut RunOutcome) {
+        outcome.reason = RunFinishReason::Cancelled;
+        if run.rows.agent_name != MAIN_AGENT {
+            // The parent reports the cancellation of the run.
+            return;
+        }
         let event = AgentEvent::Error {
             kind: "cancelled".into(),
             message: "The run was cancelled.".into(),

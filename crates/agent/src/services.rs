@@ -24,9 +24,18 @@ pub struct Services {
     pub data_dir: PathBuf,
     /// What `read_file` returned per session, to answer "unchanged" instead of again.
     pub file_state: crate::tools::filesystem::FileStateCache,
+    /// Background tasks of this process (bg_task_run).
+    pub background: crate::background::BackgroundQueue,
+    /// Team inboxes and running teammates.
+    pub team: crate::team::TeamManager,
 }
 
 impl Services {
+    /// The user's own skills (`{data_dir}/skills/<name>/SKILL.md`).
+    pub fn skills_dir(&self) -> PathBuf {
+        self.data_dir.join("skills")
+    }
+
     /// Where the filesystem tools may go: the project root (the working directory), the
     /// library (`{data_dir}/papers`) and the skills folder (`{data_dir}/skills`).
     pub fn sandbox(&self) -> crate::security::Sandbox {

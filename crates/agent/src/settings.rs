@@ -71,6 +71,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "30",
         "Days a Sesame answer is reused before asking again (0: always ask).",
     ),
+    (
+        "MEMORY_EXTRACTION",
+        "false",
+        "After each answered `asterism ask`, let a subagent save what is worth remembering.",
+    ),
 ];
 
 /// Why settings could not be read.
@@ -97,6 +102,8 @@ pub struct Settings {
     pub llm_model: String,
     pub fallback_model: Option<String>,
     pub enable_thinking: bool,
+    /// Run the memory-extraction subagent after each completed CLI question.
+    pub memory_extraction: bool,
     pub max_steps: u32,
     pub ads_api_token: Option<String>,
     pub ads_api_url: String,
@@ -257,18 +264,20 @@ impl Settings {
             }
         };
         let optional = |text: String| (!text.is_empty()).then_some(text);
-        let enable_thinking_text = value("ENABLE_THINKING");
-        let enable_thinking = match enable_thinking_text.to_lowercase().as_str() {
-            "1" | "true" | "yes" | "on" => true,
-            "" | "0" | "false" | "no" | "off" => false,
-            _ => {
-                return Err(SettingsError::BadValue {
-                    name: "ENABLE_THINKING",
+        let mut flag = |name: &'static str| {
+            let text = value(name);
+            match text.to_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => Ok(true),
+                "" | "0" | "false" | "no" | "off" => Ok(false),
+                _ => Err(SettingsError::BadValue {
+                    name,
                     expected: "true or false",
-                    value: enable_thinking_text,
-                });
+                    value: text,
+                }),
             }
         };
+        let enable_thinking = flag("ENABLE_THINKING")?;
+        let memory_extraction = flag("MEMORY_EXTRACTION")?;
         let max_steps_text = value("ASTERISM_MAX_STEPS");
         let max_steps = max_steps_text
             .parse::<u32>()
@@ -296,6 +305,7 @@ impl Settings {
             llm_model: value("LLM_MODEL"),
             fallback_model: optional(value("FALLBACK_MODEL")),
             enable_thinking,
+            memory_extraction,
             max_steps,
             ads_api_token: optional(value("ADS_API_TOKEN")),
             ads_api_url: value("ADS_API_URL"),
@@ -338,6 +348,7 @@ impl Settings {
                     .clone()
                     .unwrap_or_else(|| "(not set)".into()),
                 "ENABLE_THINKING" => self.enable_thinking.to_string(),
+                "MEMORY_EXTRACTION" => self.memory_extraction.to_string(),
                 "ASTERISM_MAX_STEPS" => self.max_steps.to_string(),
                 "ADS_API_TOKEN" => self
                     .ads_api_token

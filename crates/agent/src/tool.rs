@@ -102,6 +102,13 @@ pub struct ToolContext {
     pub compaction: crate::compaction::CompactionRequest,
     /// Where the agent asks for a permission it lacks (`request_permission`).
     pub permissions: crate::permissions::PermissionGate,
+    /// The permission rules of the run (for calls a tool makes on the agent's behalf).
+    pub rules: Arc<crate::permissions::PermissionChecker>,
+    /// Where `ask_user` puts its question.
+    pub questions: Arc<crate::questions::QuestionBroker>,
+    /// Starts subagents (`subagent`, fork skills); `None` inside a subagent, which cannot
+    /// start another.
+    pub subagents: Option<crate::subagent::SubagentLauncher>,
 }
 
 /// The tool contract of the seed: name, description, JSON Schema, execution and flags.
@@ -231,10 +238,27 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The tools of this release (see `tools`).
+    /// The standard research agent's tools (see `tools::add_base_tools`).
     pub fn new() -> Self {
         let mut registry = Self::empty();
         crate::tools::add_base_tools(&mut registry);
+        registry
+    }
+
+    /// The standard tools plus background tasks (bg_task_run, bg_task_check).
+    pub fn new_with_queue(queue: crate::background::BackgroundQueue) -> Self {
+        let mut registry = Self::new();
+        crate::tools::add_background_tools(&mut registry, queue);
+        registry
+    }
+
+    /// The standard tools, background tasks and the four team tools.
+    pub fn new_with_team(
+        queue: crate::background::BackgroundQueue,
+        team: crate::team::TeamManager,
+    ) -> Self {
+        let mut registry = Self::new_with_queue(queue);
+        crate::tools::add_team_tools(&mut registry, team);
         registry
     }
 
@@ -245,6 +269,18 @@ impl ToolRegistry {
 
     pub fn replace_tool(&mut self, tool: Arc<dyn AgentTool>) {
         self.tools.insert(tool.name().to_string(), tool);
+    }
+
+    /// The tools whose names `keep` accepts (a subagent's or a skill's set).
+    pub fn filtered(&self, keep: impl Fn(&str) -> bool) -> Self {
+        Self {
+            tools: self
+                .tools
+                .iter()
+                .filter(|(name, _)| keep(name))
+                .map(|(name, tool)| (name.clone(), tool.clone()))
+                .collect(),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn AgentTool>> {

@@ -10,6 +10,7 @@ mod suite {
     mod failures;
     mod filesystem;
     mod hooks;
+    mod orchestration;
     mod papers;
     mod permissions;
     mod query_target;

@@ -7,6 +7,8 @@ mod permissions;
 mod prompt;
 mod render;
 mod sessions;
+mod skills;
+mod tasks;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -16,6 +18,7 @@ use anyhow::Context;
 use std::time::Duration;
 
 use asterism_agent::permissions::{PermissionBroker, PermissionMode, Rule, RuleDecision};
+use asterism_agent::questions::QuestionBroker;
 use asterism_agent::{FnSink, RunRequest, Settings, bootstrap};
 use asterism_protocol::{AgentEvent, RunFinishReason};
 use clap::{Parser, Subcommand};
@@ -86,6 +89,18 @@ enum Command {
     Permissions {
         #[command(subcommand)]
         command: permissions::PermissionsCommand,
+    },
+    /// Skills: instructions for whole tasks the agent can load.
+    Skills {
+        #[command(subcommand)]
+        command: skills::SkillsCommand,
+    },
+    /// The agent's todo lists and background tasks (of the latest session by default).
+    Tasks {
+        #[arg(long)]
+        session: Option<String>,
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -159,6 +174,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Permissions { command } => permissions::run(&settings, command).await,
         Command::Papers { command } => papers::run(&settings, command).await,
         Command::Memories { command } => memories::run(&settings, command).await,
+        Command::Skills { command } => skills::run(&settings, command),
+        Command::Tasks { session, json } => tasks::run(&settings, session, json).await,
     }
 }
 
@@ -195,12 +212,14 @@ async fn ask(
     // (unless --allow covers the call).
     let interactive = std::io::stdin().is_terminal();
     let broker = PermissionBroker::new(Duration::from_secs(300), interactive);
-    let runtime = bootstrap::runtime(settings, services)?
+    let questions = QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, interactive);
+    let runtime = bootstrap::runtime(settings, services.clone())?
         .with_broker(broker.clone())
+        .with_questions(questions.clone())
         .with_grants(rules)
         .with_permission_mode(mode);
     let (requests, prompts) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(prompt::answer_permission_requests(prompts, broker));
+    tokio::spawn(prompt::answer_requests(prompts, broker, questions));
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
@@ -210,9 +229,10 @@ async fn ask(
         }
     });
     let printer = render::Printer::new(json, thinking, std::io::stdout().is_terminal());
+    let memory_printer = render::Printer::new(json, false, std::io::stdout().is_terminal());
     let sink = Arc::new(FnSink(move |event: AgentEvent| {
         printer.print(&event);
-        if let AgentEvent::PermissionRequest { .. } = &event {
+        if let AgentEvent::PermissionRequest { .. } | AgentEvent::AskUser { .. } = &event {
             let _ = requests.send(event);
         }
     }));
@@ -224,9 +244,37 @@ async fn ask(
                 enable_thinking: thinking,
             },
             sink,
-            cancel,
+            cancel.clone(),
         )
         .await;
+    // Background tasks and teammates finish before the process ends (their results are
+    // stored for the next run of the session); Ctrl-C leaves them as interrupted.
+    let background = services.background.running_ids().len() + services.team.running().len();
+    if background > 0 && outcome.reason == RunFinishReason::Completed {
+        if !json {
+            eprintln!(
+                "waiting for {background} background task(s) to finish (Ctrl-C to leave them)…"
+            );
+        }
+        tokio::select! {
+            () = async {
+                services.background.wait_idle().await;
+                services.team.wait_idle().await;
+            } => {}
+            () = cancel.cancelled() => services.background.shutdown(),
+        }
+    }
+    if settings.memory_extraction && outcome.reason == RunFinishReason::Completed {
+        let sink = Arc::new(FnSink(move |event: AgentEvent| {
+            memory_printer.print(&event);
+        }));
+        if let Err(error) = runtime
+            .extract_memories(&outcome.session_id, sink, cancel.clone())
+            .await
+        {
+            eprintln!("warning: memory extraction failed: {error}");
+        }
+    }
     if !json {
         eprintln!("session {}", outcome.session_id);
     }

@@ -16,9 +16,18 @@ pub enum MemoriesCommand {
     },
     /// Forget one memory by its id.
     Delete { id: i64 },
+    /// Let a subagent read a stored session and save what is worth remembering.
+    Extract {
+        session: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub async fn run(settings: &Settings, command: MemoriesCommand) -> anyhow::Result<ExitCode> {
+    if let MemoriesCommand::Extract { session, json } = command {
+        return extract(settings, &session, json).await;
+    }
     let store = Store::open_in_dir(&settings.data_dir)
         .await
         .context("opening the database")?;
@@ -42,6 +51,7 @@ pub async fn run(settings: &Settings, command: MemoriesCommand) -> anyhow::Resul
             }
             Ok(ExitCode::SUCCESS)
         }
+        MemoriesCommand::Extract { .. } => Ok(ExitCode::SUCCESS),
         MemoriesCommand::Delete { id } => {
             if store.delete_memory(id).await? {
                 println!("forgot memory {id}");
@@ -52,4 +62,37 @@ pub async fn run(settings: &Settings, command: MemoriesCommand) -> anyhow::Resul
             }
         }
     }
+}
+
+/// Runs the memory-extraction subagent over a session and prints what it saved.
+pub async fn extract(settings: &Settings, session: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let services = asterism_agent::bootstrap::open_services(settings).await?;
+    let runtime = asterism_agent::bootstrap::runtime(settings, services.clone())?;
+    let printer = crate::render::Printer::new(
+        json,
+        false,
+        std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    );
+    let sink = std::sync::Arc::new(asterism_agent::FnSink(move |event| printer.print(&event)));
+    let before = services.store.memories(i64::MAX).await?.len();
+    let report = runtime
+        .extract_memories(session, sink, tokio_util::sync::CancellationToken::new())
+        .await
+        .with_context(|| format!("cannot read session {session}"))?;
+    let saved = services
+        .store
+        .memories(i64::MAX)
+        .await?
+        .len()
+        .saturating_sub(before);
+    if !json {
+        eprintln!("{saved} new memor{}", if saved == 1 { "y" } else { "ies" });
+    }
+    Ok(match report.reason {
+        asterism_protocol::RunFinishReason::Failed => {
+            eprintln!("error: {}", report.summary());
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
+    })
 }

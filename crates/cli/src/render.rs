@@ -74,9 +74,17 @@ impl Printer {
                 let _ = write!(out, "{delta}");
             }
             AgentEvent::ToolCall {
-                name, arguments, ..
+                name,
+                arguments,
+                agent_name,
+                ..
             } => {
-                let _ = writeln!(out, "{} {name} {arguments}", self.paint("36", "→"));
+                let _ = writeln!(
+                    out,
+                    "{}{} {name} {arguments}",
+                    nest(agent_name),
+                    self.paint("36", "→")
+                );
             }
             AgentEvent::ToolProgress { message, .. } => {
                 let _ = writeln!(out, "{}", self.paint("2", &format!("  … {message}")));
@@ -86,6 +94,7 @@ impl Printer {
                 output,
                 is_error,
                 duration_ms,
+                agent_name,
                 ..
             } => {
                 let mark = if *is_error {
@@ -93,9 +102,10 @@ impl Printer {
                 } else {
                     self.paint("32", "←")
                 };
-                let _ = writeln!(out, "{mark} {name} ({duration_ms:.0} ms)");
+                let nest = nest(agent_name);
+                let _ = writeln!(out, "{nest}{mark} {name} ({duration_ms:.0} ms)");
                 for line in output.lines().take(20) {
-                    let _ = writeln!(out, "    {line}");
+                    let _ = writeln!(out, "{nest}    {line}");
                 }
             }
             AgentEvent::Error { message, .. } => {
@@ -127,11 +137,20 @@ impl Printer {
             AgentEvent::AskUser { question, .. } => {
                 let _ = writeln!(out, "{} {question}", self.paint("33", "question:"));
             }
-            AgentEvent::SubagentStarted { agent_name, task } => {
+            AgentEvent::SubagentStarted {
+                agent_name, task, ..
+            } => {
                 let _ = writeln!(out, "{} {agent_name}: {task}", self.paint("35", "▸"));
             }
-            AgentEvent::SubagentFinished { agent_name, .. } => {
-                let _ = writeln!(out, "{} {agent_name} finished", self.paint("35", "◂"));
+            AgentEvent::SubagentFinished {
+                agent_name, steps, ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{} {agent_name} finished after {steps} step{}",
+                    self.paint("35", "◂"),
+                    if *steps == 1 { "" } else { "s" }
+                );
             }
             AgentEvent::Notice { message, .. } => {
                 let _ = writeln!(out, "{}", self.paint("33", &format!("  note: {message}")));
@@ -159,6 +178,15 @@ impl Printer {
         if !matches!(event, AgentEvent::Usage { .. }) {
             *last = kind;
         }
+    }
+}
+
+/// The indent of a subagent's lines under its start marker.
+fn nest(agent_name: &str) -> &'static str {
+    if agent_name == asterism_protocol::MAIN_AGENT {
+        ""
+    } else {
+        "  │ "
     }
 }
 

@@ -105,5 +105,28 @@ fn print_item(item: &TimelineItem) {
         }
         TimelineItem::Error { message, .. } => println!("error: {message}"),
         TimelineItem::Notice { message, .. } => println!("  note: {message}"),
+        TimelineItem::Todos {
+            agent_name, todos, ..
+        } => {
+            let tasks: Vec<asterism_store::TaskRow> =
+                serde_json::from_value(todos.clone()).unwrap_or_default();
+            println!("  plan of {agent_name}:");
+            for line in asterism_agent::todos::render(&tasks).lines().skip(1) {
+                println!("    {line}");
+            }
+        }
+        TimelineItem::Subagent {
+            agent_name,
+            task,
+            summary,
+            steps,
+            ..
+        } => {
+            println!("▸ {agent_name}: {task}");
+            match summary {
+                Some(summary) => println!("◂ {agent_name} ({steps} steps): {summary}"),
+                None => println!("◂ {agent_name} did not finish"),
+            }
+        }
     }
 }

@@ -126,12 +126,25 @@ pub enum AgentEvent {
         model: String,
         latency_ms: f64,
     },
-    /// A subagent began work on a task.
-    SubagentStarted { agent_name: String, task: String },
-    /// A subagent finished and returned its summary to its parent.
-    SubagentFinished { agent_name: String, summary: String },
-    /// The agent's todo list changed.
+    /// A subagent began work on a task. Its own events carry its `agentName` until
+    /// `SubagentFinished`; `parent` is the agent that started it.
+    SubagentStarted {
+        agent_name: String,
+        parent: String,
+        task: String,
+    },
+    /// A subagent finished and returned its summary to its parent. `reason` says how it
+    /// ended (`completed`, `maxSteps`, `cancelled`, `failed`).
+    SubagentFinished {
+        agent_name: String,
+        summary: String,
+        reason: RunFinishReason,
+        steps: i32,
+    },
+    /// An agent's todo list changed (todo_write): the whole list, each entry
+    /// `{taskId, content, status, blockedBy}`.
     TodoUpdated {
+        agent_name: String,
         #[specta(type = crate::JsonValue)]
         todos: serde_json::Value,
     },

@@ -51,6 +51,25 @@ pub enum TimelineItem {
         metadata: serde_json::Value,
         duration_ms: f64,
     },
+    /// An agent's todo list as it stood after one todo_write (each update is an item, so
+    /// the timeline shows how the plan evolved; the last one is current).
+    Todos {
+        id: String,
+        agent_name: String,
+        #[specta(type = crate::JsonValue)]
+        todos: serde_json::Value,
+    },
+    /// A subagent's work: its task, then (once finished) its summary. The items of that
+    /// agent (same `agentName`) between its start and finish nest under it.
+    Subagent {
+        id: String,
+        agent_name: String,
+        parent: String,
+        task: String,
+        summary: Option<String>,
+        reason: Option<crate::RunFinishReason>,
+        steps: i32,
+    },
     /// A notice: a retry, a fallback model, a compaction marker, a hook problem.
     Notice {
         id: String,
@@ -247,13 +266,58 @@ impl Timeline {
                     ),
                 });
             }
+            AgentEvent::TodoUpdated { agent_name, todos } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::Todos {
+                    id,
+                    agent_name: agent_name.clone(),
+                    todos: todos.clone(),
+                });
+            }
+            AgentEvent::SubagentStarted {
+                agent_name,
+                parent,
+                task,
+            } => {
+                let id = self.next_id();
+                self.items.push(TimelineItem::Subagent {
+                    id,
+                    agent_name: agent_name.clone(),
+                    parent: parent.clone(),
+                    task: task.clone(),
+                    summary: None,
+                    reason: None,
+                    steps: 0,
+                });
+            }
+            AgentEvent::SubagentFinished {
+                agent_name,
+                summary,
+                reason,
+                steps,
+            } => {
+                // The latest unfinished item of that subagent.
+                for item in self.items.iter_mut().rev() {
+                    if let TimelineItem::Subagent {
+                        agent_name: name,
+                        summary: slot @ None,
+                        reason: ended,
+                        steps: taken,
+                        ..
+                    } = item
+                        && name == agent_name
+                    {
+                        *slot = Some(summary.clone());
+                        *ended = Some(*reason);
+                        *taken = *steps;
+                        break;
+                    }
+                }
+            }
             AgentEvent::ToolProgress { .. }
             | AgentEvent::PermissionRequest { .. }
             | AgentEvent::AskUser { .. }
             | AgentEvent::Usage { .. }
-            | AgentEvent::SubagentStarted { .. }
-            | AgentEvent::SubagentFinished { .. }
-            | AgentEvent::TodoUpdated { .. }
             | AgentEvent::RunFinished { .. } => {}
         }
     }
@@ -306,6 +370,26 @@ mod tests {
                 step: 1,
                 duration_ms: 12.0,
                 agent_name: main(),
+            },
+            AgentEvent::TodoUpdated {
+                agent_name: main(),
+                todos: json!([{"taskId": "locate", "content": "Resolve NGC 4258", "status": "in_progress", "blockedBy": []}]),
+            },
+            AgentEvent::SubagentStarted {
+                agent_name: "scout".into(),
+                parent: main(),
+                task: "Find the maser distance".into(),
+            },
+            AgentEvent::Thinking {
+                delta: "Search ADS.".into(),
+                step: 1,
+                agent_name: "scout".into(),
+            },
+            AgentEvent::SubagentFinished {
+                agent_name: "scout".into(),
+                summary: "7.58 Mpc (Reid et al. 2019)".into(),
+                reason: RunFinishReason::Completed,
+                steps: 2,
             },
             AgentEvent::TextDelta {
                 delta: "NGC 4258 is ".into(),
@@ -363,6 +447,9 @@ mod tests {
                 "thinking",
                 "tool-call",
                 "tool-result",
+                "todos",
+                "subagent",
+                "thinking",
                 "text",
                 "notice",
                 "notice",
@@ -373,7 +460,16 @@ mod tests {
             TimelineItem::Thinking { text, .. } => assert_eq!(text, "Resolve the name."),
             other => panic!("expected thinking, got {other:?}"),
         }
-        match &timeline.items()[4] {
+        match &timeline.items()[5] {
+            TimelineItem::Subagent {
+                summary, reason, ..
+            } => {
+                assert_eq!(summary.as_deref(), Some("7.58 Mpc (Reid et al. 2019)"));
+                assert_eq!(*reason, Some(RunFinishReason::Completed));
+            }
+            other => panic!("expected the finished subagent, got {other:?}"),
+        }
+        match &timeline.items()[7] {
             TimelineItem::Text { text, .. } => assert_eq!(text, "NGC 4258 is M 106."),
             other => panic!("expected text, got {other:?}"),
         }

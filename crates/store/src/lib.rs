@@ -12,6 +12,7 @@ mod papers;
 mod permissions;
 mod sessions;
 mod targets;
+mod tasks;
 mod vec;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ pub use metrics::MetricRow;
 pub use papers::{PaperFile, PaperText};
 pub use sessions::SessionRow;
 pub use targets::CachedTarget;
+pub use tasks::{BackgroundTaskRow, TaskRow};
 pub use vec::vector_to_blob;
 
 /// File name of the database inside the data directory.

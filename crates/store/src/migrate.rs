@@ -20,6 +20,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "memories",
         include_str!("../../../migrations/0004_memories.sql"),
     ),
+    (
+        5,
+        "tasks",
+        include_str!("../../../migrations/0005_tasks.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

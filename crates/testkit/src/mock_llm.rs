@@ -24,9 +24,12 @@ pub struct RecordedRequest {
 struct MockState {
     script: Script,
     next_turn: usize,
+    /// Which turns were served (scripts with `agent` turns pick by agent, not in order).
+    served: Vec<bool>,
     requests: Vec<RecordedRequest>,
-    /// Tool call ids the previous answer made, which the next request must answer.
-    awaiting_results: Vec<String>,
+    /// Tool call ids each agent's previous answer made, which its next request must
+    /// answer (keyed by the agent; `None` is the main agent).
+    awaiting_results: std::collections::HashMap<Option<String>, Vec<String>>,
     violations: Vec<String>,
 }
 
@@ -94,6 +97,21 @@ impl MockLlm {
     }
 }
 
+/// Which agent sent the request: the scripted agent whose "You are {name}," opens the
+/// system prompt's sentence, else the main agent (`None`).
+fn request_agent(body: &Value, script: &Script) -> Option<String> {
+    let system = body
+        .pointer("/messages/0/content")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    script
+        .turns
+        .iter()
+        .filter_map(|turn| turn.agent.as_deref())
+        .find(|agent| system.contains(&format!("You are {agent},")))
+        .map(str::to_string)
+}
+
 fn answered_tool_call_ids(body: &Value) -> Vec<String> {
     body.get("messages")
         .and_then(Value::as_array)
@@ -122,7 +140,7 @@ async fn chat_completions(
             );
         }
     };
-    let (turn, script, request_number, violation) = {
+    let (turn, script, request_number, violation, turn_number) = {
         let mut state = lock(&state);
         state.requests.push(RecordedRequest {
             body: body.clone(),
@@ -132,12 +150,15 @@ async fn chat_completions(
                 .map(str::to_string),
         });
         let answered = answered_tool_call_ids(&body);
+        let agent = request_agent(&body, &state.script);
         // A side call without tools (a compaction summary) cannot carry the agent's tool
         // results: the results are checked on the next request that has tools.
         let side_call = body.get("tools").is_none();
         let missing: Vec<String> = state
             .awaiting_results
-            .iter()
+            .get(&agent)
+            .into_iter()
+            .flatten()
             .filter(|id| !side_call && !answered.contains(id))
             .cloned()
             .collect();
@@ -150,15 +171,30 @@ async fn chat_completions(
         if let Some(violation) = &violation {
             state.violations.push(violation.clone());
         }
-        if state.next_turn >= state.script.turns.len() && state.script.repeat {
-            state.next_turn = 0;
-        }
-        let turn = state.script.turns.get(state.next_turn).cloned();
-        if turn.is_some() {
-            state.next_turn += 1;
-        }
-        let still_awaiting = std::mem::take(&mut state.awaiting_results);
-        state.awaiting_results = turn
+        let by_agent = state.script.turns.iter().any(|turn| turn.agent.is_some());
+        let turn = if by_agent {
+            // The first turn not served yet that is meant for this agent.
+            let turns = state.script.turns.len();
+            state.served.resize(turns, false);
+            let index =
+                (0..turns).find(|&i| !state.served[i] && state.script.turns[i].agent == agent);
+            index.map(|i| {
+                state.served[i] = true;
+                state.next_turn = i + 1;
+                state.script.turns[i].clone()
+            })
+        } else {
+            if state.next_turn >= state.script.turns.len() && state.script.repeat {
+                state.next_turn = 0;
+            }
+            let turn = state.script.turns.get(state.next_turn).cloned();
+            if turn.is_some() {
+                state.next_turn += 1;
+            }
+            turn
+        };
+        let still_awaiting = state.awaiting_results.remove(&agent).unwrap_or_default();
+        let awaiting: Vec<String> = turn
             .as_ref()
             .filter(|turn| turn.fault.is_none())
             .map(|turn| {
@@ -172,10 +208,19 @@ async fn chat_completions(
                     .collect()
             })
             .unwrap_or_default();
-        if side_call && state.awaiting_results.is_empty() {
-            state.awaiting_results = still_awaiting;
-        }
-        (turn, state.script.clone(), state.requests.len(), violation)
+        let awaiting = if side_call && awaiting.is_empty() {
+            still_awaiting
+        } else {
+            awaiting
+        };
+        state.awaiting_results.insert(agent, awaiting);
+        (
+            turn,
+            state.script.clone(),
+            state.requests.len(),
+            violation,
+            state.next_turn,
+        )
     };
     if let Some(violation) = violation {
         return error_response(StatusCode::BAD_REQUEST, &format!("mock model: {violation}"));
@@ -186,7 +231,6 @@ async fn chat_completions(
             &format!("mock model: the script has no turn for request #{request_number}"),
         );
     };
-    let turn_number = lock(&state).next_turn;
     if let Some(Fault::Http {
         status,
         body,

@@ -47,6 +47,11 @@ pub struct Turn {
     /// Misbehave instead of answering normally.
     #[serde(default)]
     pub fault: Option<Fault>,
+    /// Serve this turn only to the subagent of this name (a request whose system prompt
+    /// says "You are {agent},"); turns without it serve the main agent. Lets a script
+    /// interleave the main agent and subagents that run at the same time.
+    #[serde(default)]
+    pub agent: Option<String>,
 }
 
 /// A tool call the scripted model makes. `arguments` may be any JSON value, or a string

@@ -49,6 +49,23 @@ function renderBody(item: TimelineItem, live: boolean) {
           <span className="notice-kind">{item.noticeKind}</span> {item.message}
         </div>
       );
+    case "todos":
+      return <TodoListView agentName={item.agentName} todos={item.todos} />;
+    case "subagent":
+      return (
+        <div className="subagent-item">
+          <p>
+            <strong>Subagent {item.agentName}</strong>: {item.task}
+          </p>
+          {item.summary === null ? (
+            <p className="subagent-working">working…</p>
+          ) : (
+            <p className="subagent-summary">
+              {item.summary} <span className="subagent-steps">({item.steps} steps)</span>
+            </p>
+          )}
+        </div>
+      );
     case "error":
       return (
         <div role="alert" className="error-item">
@@ -56,4 +73,30 @@ function renderBody(item: TimelineItem, live: boolean) {
         </div>
       );
   }
+}
+
+interface TodoEntry {
+  taskId: string;
+  content: string;
+  status: string;
+  blockedBy: string[];
+}
+
+const MARKS: Record<string, string> = { completed: "☑", in_progress: "▶", pending: "☐" };
+
+/** An agent's plan as todo_write left it. */
+function TodoListView({ agentName, todos }: { agentName: string; todos: unknown }) {
+  const entries = Array.isArray(todos) ? (todos as TodoEntry[]) : [];
+  return (
+    <div className="todos-item">
+      <p className="todos-title">Plan{agentName === "main" ? "" : ` of ${agentName}`}</p>
+      <ul>
+        {entries.map((entry) => (
+          <li key={entry.taskId} data-status={entry.status}>
+            <span aria-label={entry.status}>{MARKS[entry.status] ?? "☐"}</span> {entry.content}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }

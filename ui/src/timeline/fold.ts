@@ -78,6 +78,38 @@ export function applyEvent(items: TimelineItem[], event: AgentEvent): TimelineIt
           message: `Context compacted (${event.kind}): about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
         },
       ];
+    case "TodoUpdated":
+      return [...items, { kind: "todos", id, agentName: event.agentName, todos: event.todos }];
+    case "SubagentStarted":
+      return [
+        ...items,
+        {
+          kind: "subagent",
+          id,
+          agentName: event.agentName,
+          parent: event.parent,
+          task: event.task,
+          summary: null,
+          reason: null,
+          steps: 0,
+        },
+      ];
+    case "SubagentFinished": {
+      // The latest unfinished item of that subagent.
+      for (let index = items.length - 1; index >= 0; index -= 1) {
+        const item = items[index];
+        if (item.kind === "subagent" && item.summary === null && item.agentName === event.agentName) {
+          const finished: TimelineItem = {
+            ...item,
+            summary: event.summary,
+            reason: event.reason,
+            steps: event.steps,
+          };
+          return [...items.slice(0, index), finished, ...items.slice(index + 1)];
+        }
+      }
+      return items;
+    }
     default:
       return items;
   }

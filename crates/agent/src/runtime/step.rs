@@ -38,7 +38,7 @@ impl AgentRuntime {
         micro_compact(&mut messages, self.config.compaction.keep_tool_outputs);
         let request = ChatRequest {
             messages,
-            tools: self.registry.definitions(),
+            tools: executor.registry().definitions(),
             enable_thinking: run.enable_thinking,
             model: None,
         };

@@ -61,6 +61,17 @@ impl Harness {
         sesame_timeout: Duration,
         registry: ToolRegistry,
     ) -> Self {
+        Self::start_with_registry(turns, config, sesame_timeout, |_| registry).await
+    }
+
+    /// Like [`Self::start_with`], with a registry made from the services (background
+    /// queue, team).
+    pub async fn start_with_registry(
+        turns: Vec<Turn>,
+        config: AgentConfig,
+        sesame_timeout: Duration,
+        make_registry: impl FnOnce(&Services) -> ToolRegistry,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mock = MockLlm::start(Script {
             turns,
@@ -110,6 +121,8 @@ impl Harness {
             .unwrap(),
             data_dir: dir.path().to_path_buf(),
             file_state: Default::default(),
+            background: Default::default(),
+            team: asterism_agent::team::TeamManager::new(dir.path()),
         });
         let mut model_config =
             OpenAiConfig::new(mock.base_url(), Some("test-key".into()), "scripted-model");
@@ -126,6 +139,7 @@ impl Harness {
             Some("fallback-model".into()),
             fast,
         ));
+        let registry = make_registry(&services);
         let runtime = AgentRuntime::new(services, model, registry, config);
         Self {
             _dir: dir,

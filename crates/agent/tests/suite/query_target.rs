@@ -86,6 +86,7 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
     assert_eq!(
         tool_names,
         [
+            "ask_user",
             "bibtex",
             "compress_context",
             "download_paper",
@@ -95,13 +96,16 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
             "get_paper_metadata",
             "glob_files",
             "grep_files",
+            "load_skill",
             "parse_paper",
             "query_target",
             "read_file",
             "request_permission",
             "run_bash",
             "save_memory",
-            "search_papers"
+            "search_papers",
+            "subagent",
+            "todo_write"
         ]
     );
 

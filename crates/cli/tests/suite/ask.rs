@@ -13,6 +13,10 @@ struct Env {
 
 impl Env {
     fn command(&self, args: &[&str]) -> Output {
+        self.command_with(args, &[])
+    }
+
+    fn command_with(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
         std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
             .args(args)
             .current_dir(self.dir.path())
@@ -24,6 +28,7 @@ impl Env {
             .env("LLM_MODEL", "scripted-qwen")
             .env("LLM_API_KEY", "sk-test-0123456789abcdef")
             .env("SESAME_URL", &self.sesame_url)
+            .envs(extra.iter().copied())
             .output()
             .unwrap()
     }
@@ -248,5 +253,91 @@ async fn an_ask_rule_denies_without_a_terminal_and_allow_lets_it_run() {
         .unwrap();
     assert_eq!(allowed_result["isError"], false);
     assert!(allowed_result["output"].as_str().unwrap().contains("M 106"));
+    mock.assert_no_violations();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_skills_and_memories_from_the_terminal() {
+    let turns = vec![
+        Turn {
+            tool_calls: vec![ScriptedToolCall {
+                id: Some("plan".into()),
+                name: "todo_write".into(),
+                arguments: serde_json::json!({"todos": [
+                    {"id": "find", "content": "Find TRGB distance papers", "status": "completed"},
+                    {"id": "read", "content": "Read the JWST calibrations", "status": "in_progress", "blockedBy": ["find"]}
+                ]}),
+            }],
+            ..Turn::default()
+        },
+        Turn {
+            text: Some("Planned.".into()),
+            ..Turn::default()
+        },
+        Turn {
+            agent: Some("memory-extractor".into()),
+            tool_calls: vec![ScriptedToolCall {
+                id: Some("mem".into()),
+                name: "save_memory".into(),
+                arguments: serde_json::json!({
+                    "content": "The user studies the Hubble tension with JWST TRGB distances.",
+                    "kind": "project"
+                }),
+            }],
+            ..Turn::default()
+        },
+        Turn {
+            agent: Some("memory-extractor".into()),
+            text: Some("Saved 1 memory.".into()),
+            ..Turn::default()
+        },
+    ];
+    let (env, mock, _sesame) = start(turns).await;
+    let ask = env.command_with(
+        &["ask", "Plan a TRGB review"],
+        &[("MEMORY_EXTRACTION", "true")],
+    );
+    assert!(ask.status.success(), "{ask:?}");
+    let text = String::from_utf8_lossy(&ask.stdout);
+    assert!(text.contains("▸ memory-extractor"), "{text}");
+    assert!(text.contains("  │ → save_memory"), "{text}");
+
+    let tasks = env.command(&["tasks"]);
+    assert!(tasks.status.success(), "{tasks:?}");
+    let listed = String::from_utf8_lossy(&tasks.stdout);
+    assert!(
+        listed.contains("[x] find: Find TRGB distance papers"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("[>] read: Read the JWST calibrations"),
+        "{listed}"
+    );
+
+    let memories = env.command(&["memories", "list", "--json"]);
+    let memories: Value = serde_json::from_slice(&memories.stdout).unwrap();
+    assert_eq!(memories.as_array().unwrap().len(), 1);
+    assert_eq!(memories[0]["kind"], "project");
+
+    let skills = env.command(&["skills", "list", "--json"]);
+    assert!(skills.status.success(), "{skills:?}");
+    let skills: Value = serde_json::from_slice(&skills.stdout).unwrap();
+    let names: Vec<&str> = skills["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "bibtex-cleanup",
+            "literature-review",
+            "object-dossier",
+            "referee-checklist"
+        ]
+    );
+    let show = env.command(&["skills", "show", "referee-checklist"]);
+    assert!(String::from_utf8_lossy(&show.stdout).contains("Major comments"));
     mock.assert_no_violations();
 }
