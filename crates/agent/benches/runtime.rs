@@ -127,10 +127,18 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
     )
     .unwrap();
     let parser = asterism_library::parse::Parser::new("http://127.0.0.1:9", store.clone()).unwrap();
+    let library = asterism_library::library::Library::new(
+        store.clone(),
+        papers.clone(),
+        asterism_library::library::Chunker::characters(),
+        dir,
+        None,
+    );
     Arc::new(Services {
         store,
         targets,
         papers,
+        library,
         downloader,
         parser,
         data_dir: dir.to_path_buf(),
@@ -287,7 +295,7 @@ async fn streaming_head_start() {
         turns,
         chunk_chars: 16,
         delay_ms: 10,
-        repeat: false,
+        ..Script::default()
     })
     .await
     .unwrap();

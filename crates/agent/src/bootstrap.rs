@@ -12,8 +12,11 @@ use asterism_library::{SesameClient, TargetService};
 use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_store::Store;
 
+use asterism_library::library::local::LocalModel;
+use asterism_library::library::{Chunker, Embedder, Library, RemoteEmbedder};
+
 use crate::background::BackgroundQueue;
-use crate::settings::Settings;
+use crate::settings::{EmbeddingMode, Settings};
 use crate::team::TeamManager;
 use crate::{AgentConfig, AgentRuntime, Services, ToolRegistry};
 
@@ -64,24 +67,87 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
         &settings.data_dir,
     )
     .map_err(|error| BootstrapError::Service(error.to_string()))?;
-    let parser = Parser::new(&settings.arxiv_url, store.clone())
-        .map_err(|error| BootstrapError::Service(error.to_string()))?;
     let papers = PaperSearch {
         ads,
         arxiv,
         store: store.clone(),
     };
+    let (embedder, chunker) = embeddings(settings)?;
+    let parser = Parser::new(&settings.arxiv_url, store.clone())
+        .map_err(|error| BootstrapError::Service(error.to_string()))?
+        .with_chunker(chunker.clone());
+    let library = Library::new(
+        store.clone(),
+        papers.clone(),
+        chunker,
+        &settings.data_dir,
+        embedder,
+    );
     Ok(Arc::new(Services {
         store,
         targets,
         papers,
         downloader,
         parser,
+        library,
         data_dir: settings.data_dir.clone(),
         file_state: Default::default(),
         background: BackgroundQueue::new(),
         team: TeamManager::new(&settings.data_dir),
     }))
+}
+
+/// The embedder of the settings (`EMBEDDINGS`) and the chunker that fits it: the local
+/// model's own tokenizer when it is installed, else characters.
+pub fn embeddings(
+    settings: &Settings,
+) -> Result<(Option<Arc<dyn Embedder>>, Chunker), BootstrapError> {
+    let local = LocalModel::find();
+    let chunker = local
+        .as_ref()
+        .and_then(|model| model.chunker().ok())
+        .unwrap_or_else(Chunker::characters);
+    let remote = || -> Result<Arc<dyn Embedder>, BootstrapError> {
+        Ok(Arc::new(
+            RemoteEmbedder::new(
+                &settings.embedding_base_url,
+                settings.embedding_api_key.clone(),
+                &settings.embedding_model,
+            )
+            .map_err(|error| BootstrapError::Service(error.to_string()))?,
+        ))
+    };
+    let has_remote = !settings.embedding_base_url.trim().is_empty();
+    let embedder: Option<Arc<dyn Embedder>> = match settings.embeddings {
+        EmbeddingMode::None => None,
+        EmbeddingMode::Remote if has_remote => Some(remote()?),
+        EmbeddingMode::Remote => {
+            return Err(BootstrapError::Service(
+                "EMBEDDINGS=remote needs EMBEDDING_BASE_URL".into(),
+            ));
+        }
+        EmbeddingMode::Local => {
+            let model = local.ok_or_else(|| {
+                BootstrapError::Service(
+                    "EMBEDDINGS=local but the MiniLM model is not installed (scripts/install-deps.sh installs it)"
+                        .into(),
+                )
+            })?;
+            Some(Arc::new(model.load().map_err(|error| {
+                BootstrapError::Service(error.to_string())
+            })?))
+        }
+        EmbeddingMode::Auto => match local.map(|model| model.load()) {
+            Some(Ok(model)) => Some(Arc::new(model)),
+            Some(Err(error)) => {
+                tracing::warn!(%error, "the local embedding model could not be loaded");
+                if has_remote { Some(remote()?) } else { None }
+            }
+            None if has_remote => Some(remote()?),
+            None => None,
+        },
+    };
+    Ok((embedder, chunker))
 }
 
 /// The model client of the settings: retries with backoff, then `FALLBACK_MODEL`.

@@ -16,6 +16,7 @@ pub mod permissions;
 pub mod persist;
 pub mod prompt;
 pub mod questions;
+pub mod rag;
 pub mod replay;
 pub mod runtime;
 pub mod security;

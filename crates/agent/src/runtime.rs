@@ -433,6 +433,7 @@ impl AgentRuntime {
                     grants: self.session_rules(&rows.session_id),
                 },
                 rules: permissions.clone(),
+                model: self.model.clone(),
                 questions: self.questions.clone(),
                 subagents: Some(subagents),
             },

@@ -20,6 +20,8 @@ pub struct Services {
     pub downloader: Downloader,
     /// Papers into Markdown (arXiv HTML or the stored PDF).
     pub parser: Parser,
+    /// The local library: import, chunks, embeddings, hybrid search.
+    pub library: asterism_library::library::Library,
     /// The data directory (database, library files, tool results).
     pub data_dir: PathBuf,
     /// What `read_file` returned per session, to answer "unchanged" instead of again.

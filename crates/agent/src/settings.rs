@@ -72,6 +72,26 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "Days a Sesame answer is reused before asking again (0: always ask).",
     ),
     (
+        "EMBEDDINGS",
+        "auto",
+        "Embeddings for library search: local (the installed MiniLM), remote (EMBEDDING_BASE_URL), none (keywords only), auto (local if installed, else remote if configured, else none).",
+    ),
+    (
+        "EMBEDDING_BASE_URL",
+        "",
+        "OpenAI-compatible base URL for remote embeddings (…/v1).",
+    ),
+    (
+        "EMBEDDING_API_KEY",
+        "",
+        "API key of the embedding endpoint.",
+    ),
+    (
+        "EMBEDDING_MODEL",
+        "text-embedding-3-small",
+        "Remote embedding model (must give 384 dimensions, or accept `dimensions`).",
+    ),
+    (
         "MEMORY_EXTRACTION",
         "false",
         "After each answered `asterism ask`, let a subagent save what is worth remembering.",
@@ -104,6 +124,10 @@ pub struct Settings {
     pub enable_thinking: bool,
     /// Run the memory-extraction subagent after each completed CLI question.
     pub memory_extraction: bool,
+    pub embeddings: EmbeddingMode,
+    pub embedding_base_url: String,
+    pub embedding_api_key: Option<String>,
+    pub embedding_model: String,
     pub max_steps: u32,
     pub ads_api_token: Option<String>,
     pub ads_api_url: String,
@@ -125,8 +149,21 @@ impl std::fmt::Debug for Settings {
             .field("llm_api_key", &self.llm_api_key.as_deref().map(mask))
             .field("llm_model", &self.llm_model)
             .field("ads_api_token", &self.ads_api_token.as_deref().map(mask))
+            .field(
+                "embedding_api_key",
+                &self.embedding_api_key.as_deref().map(mask),
+            )
             .finish_non_exhaustive()
     }
+}
+
+/// Where embeddings for library search come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbeddingMode {
+    Auto,
+    Local,
+    Remote,
+    None,
 }
 
 /// `sk-abcdef123456` → `sk-a…3456`; short secrets become `***`.
@@ -278,6 +315,20 @@ impl Settings {
         };
         let enable_thinking = flag("ENABLE_THINKING")?;
         let memory_extraction = flag("MEMORY_EXTRACTION")?;
+        let embeddings_text = value("EMBEDDINGS").to_lowercase();
+        let embeddings = match embeddings_text.as_str() {
+            "" | "auto" => EmbeddingMode::Auto,
+            "local" => EmbeddingMode::Local,
+            "remote" => EmbeddingMode::Remote,
+            "none" | "off" => EmbeddingMode::None,
+            _ => {
+                return Err(SettingsError::BadValue {
+                    name: "EMBEDDINGS",
+                    expected: "auto, local, remote or none",
+                    value: embeddings_text,
+                });
+            }
+        };
         let max_steps_text = value("ASTERISM_MAX_STEPS");
         let max_steps = max_steps_text
             .parse::<u32>()
@@ -306,6 +357,10 @@ impl Settings {
             fallback_model: optional(value("FALLBACK_MODEL")),
             enable_thinking,
             memory_extraction,
+            embeddings,
+            embedding_base_url: value("EMBEDDING_BASE_URL"),
+            embedding_api_key: optional(value("EMBEDDING_API_KEY")),
+            embedding_model: value("EMBEDDING_MODEL"),
             max_steps,
             ads_api_token: optional(value("ADS_API_TOKEN")),
             ads_api_url: value("ADS_API_URL"),
@@ -349,6 +404,20 @@ impl Settings {
                     .unwrap_or_else(|| "(not set)".into()),
                 "ENABLE_THINKING" => self.enable_thinking.to_string(),
                 "MEMORY_EXTRACTION" => self.memory_extraction.to_string(),
+                "EMBEDDINGS" => format!("{:?}", self.embeddings).to_lowercase(),
+                "EMBEDDING_BASE_URL" => {
+                    if self.embedding_base_url.is_empty() {
+                        "(not set)".into()
+                    } else {
+                        self.embedding_base_url.clone()
+                    }
+                }
+                "EMBEDDING_API_KEY" => self
+                    .embedding_api_key
+                    .as_deref()
+                    .map(mask)
+                    .unwrap_or_else(|| "(not set)".into()),
+                "EMBEDDING_MODEL" => self.embedding_model.clone(),
                 "ASTERISM_MAX_STEPS" => self.max_steps.to_string(),
                 "ADS_API_TOKEN" => self
                     .ads_api_token

@@ -104,6 +104,8 @@ pub struct ToolContext {
     pub permissions: crate::permissions::PermissionGate,
     /// The permission rules of the run (for calls a tool makes on the agent's behalf).
     pub rules: Arc<crate::permissions::PermissionChecker>,
+    /// The run's model, for tools that need an answer written (`rag_search`).
+    pub model: Arc<dyn asterism_llm::ChatModel>,
     /// Where `ask_user` puts its question.
     pub questions: Arc<crate::questions::QuestionBroker>,
     /// Starts subagents (`subagent`, fork skills); `None` inside a subagent, which cannot

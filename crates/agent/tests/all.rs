@@ -10,6 +10,7 @@ mod suite {
     mod failures;
     mod filesystem;
     mod hooks;
+    mod library;
     mod orchestration;
     mod papers;
     mod permissions;

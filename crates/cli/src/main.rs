@@ -1,6 +1,7 @@
 //! `asterism`: the Asterism research agent, headless.
 
 mod doctor;
+mod library;
 mod memories;
 mod papers;
 mod permissions;
@@ -90,6 +91,19 @@ enum Command {
         #[command(subcommand)]
         command: permissions::PermissionsCommand,
     },
+    /// Your paper library: import, list, search, delete, export BibTeX.
+    Library {
+        #[command(subcommand)]
+        command: library::LibraryCommand,
+    },
+    /// Answer a question from your library, with page and section citations.
+    Rag {
+        question: String,
+        #[command(flatten)]
+        filter: library::FilterArgs,
+        #[arg(long)]
+        json: bool,
+    },
     /// Skills: instructions for whole tasks the agent can load.
     Skills {
         #[command(subcommand)]
@@ -175,6 +189,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Papers { command } => papers::run(&settings, command).await,
         Command::Memories { command } => memories::run(&settings, command).await,
         Command::Skills { command } => skills::run(&settings, command),
+        Command::Library { command } => library::run(&settings, command).await,
+        Command::Rag {
+            question,
+            filter,
+            json,
+        } => library::rag(&settings, question, filter, json).await,
         Command::Tasks { session, json } => tasks::run(&settings, session, json).await,
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod download;
 pub mod http;
+pub mod library;
 pub mod papers;
 pub mod parse;
 pub mod sources;

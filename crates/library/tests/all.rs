@@ -6,6 +6,7 @@ mod suite {
     mod ads;
     mod arxiv;
     mod download;
+    mod library;
     mod parse;
     mod search;
 }

@@ -4,6 +4,7 @@
 //! One module per table group; every query is a runtime `sqlx::query` with binds.
 
 mod audit;
+mod library;
 mod memories;
 mod messages;
 mod metrics;
@@ -23,6 +24,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use audit::AuditRow;
+pub use library::{ChunkHit, LibraryFile, LibraryPaper, NewChunk, Note, PaperFilter};
 pub use memories::MemoryRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
 pub use metrics::MetricRow;
@@ -30,7 +32,7 @@ pub use papers::{PaperFile, PaperText};
 pub use sessions::SessionRow;
 pub use targets::CachedTarget;
 pub use tasks::{BackgroundTaskRow, TaskRow};
-pub use vec::vector_to_blob;
+pub use vec::{blob_to_vector, vector_to_blob};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "asterism.db";

@@ -25,6 +25,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "tasks",
         include_str!("../../../migrations/0005_tasks.sql"),
     ),
+    (
+        6,
+        "library",
+        include_str!("../../../migrations/0006_library.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

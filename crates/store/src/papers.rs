@@ -113,7 +113,7 @@ impl Store {
         .bind(crate::now_rfc3339())
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE papers SET status = 'downloaded', updated_at = ? WHERE id = ? AND status IN ('metadata', 'unidentified')")
+        sqlx::query("UPDATE papers SET status = 'downloaded', updated_at = ? WHERE id = ? AND status = 'metadata'")
             .bind(crate::now_rfc3339())
             .bind(&file.paper_id)
             .execute(&mut *tx)

@@ -31,3 +31,10 @@ pub fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
         .flat_map(|value| value.to_le_bytes())
         .collect()
 }
+
+/// Decodes a little-endian f32 blob (what [`vector_to_blob`] wrote).
+pub fn blob_to_vector(blob: &[u8]) -> Vec<f32> {
+    blob.chunks_exact(4)
+        .map(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+        .collect()
+}

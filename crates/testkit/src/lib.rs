@@ -9,6 +9,7 @@
 
 mod fixtures;
 mod mock_llm;
+pub mod pdf;
 mod script;
 mod server;
 
@@ -16,6 +17,6 @@ pub use fixtures::{
     FixtureServer, Route, RouteResponse, ads_routes, all_routes, arxiv_routes, fixture_path,
     fixtures_dir, sesame_routes, sse_from_chunks_jsonl,
 };
-pub use mock_llm::{MockLlm, RecordedRequest};
+pub use mock_llm::{MockLlm, RecordedRequest, bag_of_words_embedding};
 pub use script::{Fault, Script, ScriptedToolCall, Turn};
 pub use server::{LoopbackServer, serve_sse_body};

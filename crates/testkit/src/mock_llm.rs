@@ -30,6 +30,8 @@ struct MockState {
     /// Tool call ids each agent's previous answer made, which its next request must
     /// answer (keyed by the agent; `None` is the main agent).
     awaiting_results: std::collections::HashMap<Option<String>, Vec<String>>,
+    /// Texts embedded so far by `/v1/embeddings`.
+    embedded: usize,
     violations: Vec<String>,
 }
 
@@ -62,6 +64,8 @@ impl MockLlm {
         let router = Router::new()
             .route("/v1/chat/completions", post(chat_completions))
             .route("/chat/completions", post(chat_completions))
+            .route("/v1/embeddings", post(embeddings))
+            .route("/embeddings", post(embeddings))
             .with_state(state.clone());
         let server = LoopbackServer::start(router, port).await?;
         Ok(Self { server, state })
@@ -95,6 +99,101 @@ impl MockLlm {
     pub async fn serve_forever(mut self) {
         self.server.wait().await;
     }
+}
+
+/// A deterministic embedding with meaning enough for tests: each word (lower-cased,
+/// a plural `s` dropped) adds ±1 to a dimension chosen by its hash, then the vector is
+/// scaled to unit length. Texts sharing words are close; texts sharing none are not.
+pub fn bag_of_words_embedding(text: &str, dimensions: usize) -> Vec<f32> {
+    let mut vector = vec![0.0f32; dimensions.max(1)];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= 2)
+    {
+        let word = word.to_lowercase();
+        let word = word
+            .strip_suffix('s')
+            .filter(|w| w.len() >= 3)
+            .unwrap_or(&word);
+        // FNV-1a: stable across runs and platforms.
+        let hash = word.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        let index = (hash % vector.len() as u64) as usize;
+        vector[index] += if hash >> 63 == 0 { 1.0 } else { -1.0 };
+    }
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= norm);
+    }
+    vector
+}
+
+async fn embeddings(State(state): State<Arc<Mutex<MockState>>>, body: Bytes) -> Response {
+    let body: Value = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(error) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                &format!("request body is not JSON: {error}"),
+            );
+        }
+    };
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().unwrap_or_default().to_string())
+            .collect(),
+        _ => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "input must be a string or a list of strings",
+            );
+        }
+    };
+    let dimensions = body["dimensions"].as_u64().unwrap_or(384) as usize;
+    {
+        let mut state = lock(&state);
+        if let Some(limit) = state.script.embeddings_fail_after
+            && state.embedded + inputs.len() > limit
+        {
+            return error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "mock embeddings: failing as scripted",
+            );
+        }
+        state.embedded += inputs.len();
+    }
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            json!({"object": "embedding", "index": index, "embedding": bag_of_words_embedding(text, dimensions)})
+        })
+        .collect();
+    let tokens: usize = inputs
+        .iter()
+        .map(|text| text.split_whitespace().count())
+        .sum();
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(
+            json!({
+                "object": "list",
+                "data": data,
+                "model": body["model"].as_str().unwrap_or("mock-embedding"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}
+            })
+            .to_string(),
+        ))
+        .unwrap_or_else(|_| {
+            error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "mock embeddings: response",
+            )
+        })
 }
 
 /// Which agent sent the request: the scripted agent whose "You are {name}," opens the

@@ -22,6 +22,10 @@ pub struct Script {
     /// Start again from the first turn once the last was served (for demos).
     #[serde(default, rename = "loop")]
     pub repeat: bool,
+    /// `/v1/embeddings` answers HTTP 500 once this many texts have been embedded (an
+    /// endpoint that fails half-way).
+    #[serde(default)]
+    pub embeddings_fail_after: Option<usize>,
 }
 
 fn default_chunk_chars() -> usize {

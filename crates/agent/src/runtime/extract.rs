@@ -98,6 +98,7 @@ impl AgentRuntime {
                 grants: self.session_rules(session_id),
             },
             rules: permissions,
+            model: self.model.clone(),
             questions: self.questions.clone(),
             subagents: None,
         };

@@ -109,10 +109,26 @@ impl Harness {
             dir.path(),
         )
         .unwrap();
+        let embedder: Arc<dyn asterism_library::library::Embedder> = Arc::new(
+            asterism_library::library::RemoteEmbedder::new(
+                &mock.base_url(),
+                None,
+                "mock-embedding",
+            )
+            .unwrap(),
+        );
+        let library = asterism_library::library::Library::new(
+            store.clone(),
+            papers.clone(),
+            asterism_library::library::Chunker::characters(),
+            dir.path(),
+            Some(embedder),
+        );
         let services = Arc::new(Services {
             store: store.clone(),
             targets,
             papers,
+            library,
             downloader,
             parser: asterism_library::parse::Parser::new(
                 &format!("{}/arxiv", sesame.url()),

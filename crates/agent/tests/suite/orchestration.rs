@@ -599,8 +599,8 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
     let dir = tempfile::tempdir().unwrap();
     let team = asterism_agent::team::TeamManager::new(dir.path());
     let base = ToolRegistry::new();
-    // The seed's 19 base tools, less rag_search and save_note (the library issue), plus
-    // bibtex; save_memory and request_permission are added by the runtime.
+    // The seed's 19 base tools plus bibtex; save_memory and request_permission are
+    // added by the runtime.
     assert_eq!(ToolRegistry::empty().len(), 0);
     assert_eq!(
         base.names(),
@@ -618,13 +618,16 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
             "load_skill",
             "parse_paper",
             "query_target",
+            "rag_search",
             "read_file",
             "run_bash",
+            "save_note",
             "search_papers",
             "subagent",
             "todo_write"
         ]
     );
+    assert_eq!(base.len(), 19 + 1);
     let with_queue = ToolRegistry::new_with_queue(queue.clone());
     assert_eq!(with_queue.len(), base.len() + 2);
     assert!(with_queue.get("bg_task_run").is_some() && with_queue.get("bg_task_check").is_some());

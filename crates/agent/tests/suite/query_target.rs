@@ -99,10 +99,12 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
             "load_skill",
             "parse_paper",
             "query_target",
+            "rag_search",
             "read_file",
             "request_permission",
             "run_bash",
             "save_memory",
+            "save_note",
             "search_papers",
             "subagent",
             "todo_write"

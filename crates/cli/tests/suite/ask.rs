@@ -341,3 +341,95 @@ async fn a_plan_skills_and_memories_from_the_terminal() {
     assert!(String::from_utf8_lossy(&show.stdout).contains("Major comments"));
     mock.assert_no_violations();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_a_folder_search_it_and_ask_it_from_the_terminal() {
+    let turns = vec![Turn {
+        text: Some("Kepler 1627Ab is about 38 Myr old [1].".into()),
+        ..Turn::default()
+    }];
+    let (env, mock, _sesame) = start(turns).await;
+    let folder = env.dir.path().join("My Papers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        asterism_testkit::fixture_path("pdfs/rudolf_ms.pdf"),
+        folder.join("bouma2022.pdf"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("notes.txt"), "not a paper").unwrap();
+    std::fs::write(folder.join("broken.pdf"), b"%PDF-1.4\n1 0 obj\n<<").unwrap();
+    let embeddings = [
+        ("EMBEDDINGS", "remote"),
+        ("EMBEDDING_BASE_URL", env.model_url.as_str()),
+        ("EMBEDDING_MODEL", "mock-embedding"),
+    ];
+    let run = |args: &[&str]| env.command_with(args, &embeddings);
+
+    let import = run(&[
+        "library",
+        "import",
+        folder.to_str().unwrap(),
+        "--offline",
+        "--json",
+    ]);
+    // One file failed, so the exit code says so; the rest went in.
+    assert_eq!(import.status.code(), Some(2), "{import:?}");
+    let report: Value = serde_json::from_slice(&import.stdout).unwrap();
+    let outcomes: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["imported", "failed", "skipped"]);
+    assert_eq!(report["index"]["remaining"], 0);
+    assert!(report["index"]["embedded"].as_i64().unwrap() > 20);
+
+    let list = run(&["library", "list", "--json"]);
+    let papers: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(papers.as_array().unwrap().len(), 1);
+    let paper_id = papers[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        papers[0]["title"],
+        "A 30 Million Year Old Mini-Neptune in the Kepler Field"
+    );
+
+    let search = run(&[
+        "library",
+        "search",
+        "lithium age of the δ Lyr cluster",
+        "--json",
+    ]);
+    assert!(search.status.success(), "{search:?}");
+    let results: Value = serde_json::from_slice(&search.stdout).unwrap();
+    let hit = &results["hits"][0];
+    assert_eq!(hit["paperId"], paper_id.as_str());
+    assert_eq!(hit["originalName"], "bouma2022.pdf");
+    assert!(hit["page"].as_i64().is_some());
+    assert!(hit["text"].as_str().unwrap().len() > 100);
+    assert_eq!(results["mode"], "hybrid");
+
+    let rag = run(&["rag", "How old is Kepler 1627?"]);
+    assert!(rag.status.success(), "{rag:?}");
+    let text = String::from_utf8_lossy(&rag.stdout);
+    assert!(
+        text.starts_with("Kepler 1627Ab is about 38 Myr old [1]."),
+        "{text}"
+    );
+    assert!(text.contains("Sources:\n[1] "), "{text}");
+    assert!(text.contains("[bouma2022.pdf]"), "{text}");
+
+    run(&["library", "collect", &paper_id, "young planets"]);
+    let bib = run(&["library", "export-bib", "--collection", "young planets"]);
+    assert!(
+        String::from_utf8_lossy(&bib.stdout)
+            .contains("title = {{A 30 Million Year Old Mini-Neptune")
+    );
+
+    let delete = run(&["library", "delete", "bouma2022.pdf"]);
+    assert!(delete.status.success(), "{delete:?}");
+    let list = run(&["library", "list", "--json"]);
+    let papers: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert!(papers.as_array().unwrap().is_empty());
+    mock.assert_no_violations();
+}

@@ -101,9 +101,21 @@ pub struct Parser {
     /// arxiv.org (for `/html/{id}`), configurable for tests.
     arxiv_url: String,
     store: Store,
+    /// Splits the stored text into chunks for retrieval.
+    chunker: crate::library::Chunker,
 }
 
 impl Parser {
+    /// Chunks with `chunker` (the embedding model's tokenizer) instead of characters.
+    pub fn with_chunker(mut self, chunker: crate::library::Chunker) -> Self {
+        self.chunker = chunker;
+        self
+    }
+
+    pub fn chunker(&self) -> &crate::library::Chunker {
+        &self.chunker
+    }
+
     pub fn new(arxiv_url: &str, store: Store) -> Result<Self, ParseError> {
         let http = crate::http::client(Duration::from_secs(60))
             .map_err(|error| ParseError::Storage(error.to_string()))?;
@@ -111,6 +123,7 @@ impl Parser {
             http,
             arxiv_url: arxiv_url.trim_end_matches('/').to_string(),
             store,
+            chunker: crate::library::Chunker::characters(),
         })
     }
 
@@ -183,6 +196,11 @@ impl Parser {
                     .map_err(|error| ParseError::Storage(error.to_string()))?,
                 parsed_at: chrono::Utc::now().to_rfc3339(),
             })
+            .await
+            .map_err(storage)?;
+        // The chunks for retrieval follow the text (embedding them is the indexer's job).
+        self.store
+            .replace_chunks(paper_id, &self.chunker.chunk(&parsed.markdown))
             .await
             .map_err(storage)?;
         Ok((parsed, notes))

@@ -64,6 +64,8 @@ pub struct PdfText {
     pub pages: Vec<String>,
     /// The document's Title metadata, when set.
     pub title: Option<String>,
+    /// The largest text on page 1 (usually the title), when the engine knows font sizes.
+    pub title_guess: Option<String>,
     pub engine: PdfEngine,
 }
 
@@ -166,18 +168,62 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
         .map(|tag| tag.value().trim().to_string())
         .filter(|title| !title.is_empty());
     let mut pages = Vec::with_capacity(usize::try_from(document.pages().len()).unwrap_or(0));
-    for page in document.pages().iter() {
+    let mut title_guess = None;
+    for (index, page) in document.pages().iter().enumerate() {
         let text = page
             .text()
-            .map(|text| text.all())
             .map_err(|error| PdfError::Corrupt(format!("a page cannot be read: {error:?}")))?;
-        pages.push(text);
+        if index == 0 {
+            title_guess = largest_text(&text);
+        }
+        pages.push(text.all());
     }
     Ok(PdfText {
         pages,
         title,
+        title_guess,
         engine: PdfEngine::Pdfium,
     })
+}
+
+/// The text set in the largest font among a page's first 2,000 characters, when it
+/// reads like a title (three words or more): consecutive characters of one size form a
+/// run, and the first run of the largest size is the title.
+fn largest_text(text: &pdfium_render::prelude::PdfPageText<'_>) -> Option<String> {
+    let mut runs: Vec<(f32, String)> = Vec::new();
+    // The title is near the top: figures further down have large labels too.
+    for char in text.chars().iter().take(2_000) {
+        let Some(c) = char.unicode_char() else {
+            continue;
+        };
+        let c = if c.is_whitespace() || c == '\u{2}' {
+            ' '
+        } else {
+            c
+        };
+        let size = (char.scaled_font_size().value * 2.0).round() / 2.0;
+        match runs.last_mut() {
+            Some((last, run)) if (*last - size).abs() < 0.6 || c == ' ' => run.push(c),
+            _ => runs.push((size, c.to_string())),
+        }
+    }
+    let words = |text: &str| text.split_whitespace().count();
+    let largest = runs
+        .iter()
+        .filter(|(_, run)| run.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+        .map(|(size, _)| *size)
+        .fold(0.0f32, f32::max);
+    // The first run of that size (a title may share its size with the body text, as in
+    // AASTeX drafts, so later runs of the same size are not joined).
+    let title: String = runs
+        .iter()
+        .find(|(size, run)| {
+            (*size - largest).abs() < 0.6 && run.chars().filter(|c| c.is_alphabetic()).count() >= 3
+        })
+        .map(|(_, run)| run.clone())
+        .unwrap_or_default();
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    (words(&title) >= 3 && title.chars().count() <= 300).then_some(title)
 }
 
 fn with_pdf_extract(bytes: &[u8]) -> Result<PdfText, PdfError> {
@@ -187,6 +233,7 @@ fn with_pdf_extract(bytes: &[u8]) -> Result<PdfText, PdfError> {
         Ok(Ok(pages)) => Ok(PdfText {
             pages,
             title: None,
+            title_guess: None,
             engine: PdfEngine::PdfExtract,
         }),
         Ok(Err(error)) => {

@@ -13,52 +13,9 @@ fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(fixture_path(&format!("pdfs/{name}"))).unwrap()
 }
 
-/// A one-page PDF drawing `content` (a content stream), optionally with a standard
-/// security handler whose user password is not empty.
+/// A one-page PDF drawing `content` (a content stream), optionally encrypted.
 fn tiny_pdf(content: &str, encrypted: bool) -> Vec<u8> {
-    let mut objects = vec![
-        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_string(),
-        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
-    ];
-    if encrypted {
-        objects.push(format!(
-            "<< /Filter /Standard /V 1 /R 2 /O <{}> /U <{}> /P -44 >>",
-            "7a".repeat(32),
-            "3c".repeat(32)
-        ));
-    }
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (index, object) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend(format!("{} 0 obj\n{object}\nendobj\n", index + 1).bytes());
-    }
-    let xref = pdf.len();
-    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).bytes());
-    for offset in offsets {
-        pdf.extend(format!("{offset:010} 00000 n \n").bytes());
-    }
-    let encrypt = if encrypted {
-        format!(
-            " /Encrypt {} 0 R /ID [<{}> <{}>]",
-            objects.len(),
-            "ab".repeat(16),
-            "ab".repeat(16)
-        )
-    } else {
-        String::new()
-    };
-    pdf.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R{encrypt} >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .bytes(),
-    );
-    pdf
+    asterism_testkit::pdf::build_pdf(&[content.to_string()], encrypted)
 }
 
 const TEXT_PAGE: &str = "BT /F1 12 Tf 72 700 Td (The tip of the red giant branch is a standard candle for distances.) Tj ET";

@@ -1,0 +1,261 @@
+//! Answers from the library: retrieve passages (hybrid search), then let the model
+//! answer only from them, citing each claim by passage number; the citations become
+//! [paper, page/section] references with the quoted evidence. When the library has
+//! nothing relevant, it says so without asking the model.
+
+use asterism_library::library::{Library, SearchHit, SearchMode};
+use asterism_llm::{ChatMessage, ChatModel, ChatRequest, ModelEvent};
+use asterism_store::PaperFilter;
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+/// Passages given to the model.
+pub const PASSAGES: usize = 8;
+/// Below this cosine similarity, a passage found only by vectors is not evidence.
+pub const MIN_SIMILARITY: f64 = 0.3;
+/// What the model answers when the passages do not contain the answer.
+const NO_ANSWER: &str = "NO_ANSWER";
+
+/// One passage the answer may cite.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    /// The number the model cites (`[1]`).
+    pub n: usize,
+    pub paper_id: String,
+    pub title: String,
+    /// "Freedman 2019" style.
+    pub short_ref: String,
+    pub bibcode: Option<String>,
+    pub arxiv_id: Option<String>,
+    pub original_name: Option<String>,
+    pub page: Option<i64>,
+    pub section: Option<String>,
+    pub chunk_id: i64,
+    /// The passage text.
+    pub quote: String,
+    /// Whether the answer cites it.
+    pub cited: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RagAnswer {
+    pub question: String,
+    /// The answer with `[n]` citations, or why there is none.
+    pub answer: String,
+    /// False when the library had nothing that answers the question.
+    pub answered: bool,
+    pub evidence: Vec<Evidence>,
+    pub mode: SearchMode,
+    /// A note about the search (e.g. keyword-only).
+    pub note: Option<String>,
+}
+
+impl RagAnswer {
+    /// The answer followed by its sources, as the model and the terminal read it.
+    pub fn to_text(&self) -> String {
+        let mut text = self.answer.clone();
+        let cited: Vec<&Evidence> = self.evidence.iter().filter(|e| e.cited).collect();
+        if !cited.is_empty() {
+            text.push_str("\n\nSources:");
+            for evidence in cited {
+                text.push_str(&format!("\n[{}] {}", evidence.n, reference(evidence)));
+                let quote: String = evidence.quote.chars().take(300).collect();
+                let ellipsis = if evidence.quote.chars().count() > 300 {
+                    "…"
+                } else {
+                    ""
+                };
+                text.push_str(&format!(
+                    "\n    “{}{ellipsis}”",
+                    quote.split_whitespace().collect::<Vec<_>>().join(" ")
+                ));
+            }
+        }
+        if let Some(note) = &self.note {
+            text.push_str(&format!("\n\n(Search: {note}.)"));
+        }
+        text
+    }
+}
+
+/// `Freedman 2019, "Title", p. 3, §2.1 Data`.
+pub fn reference(evidence: &Evidence) -> String {
+    let mut text = format!("{}, \"{}\"", evidence.short_ref, evidence.title);
+    if let Some(page) = evidence.page {
+        text.push_str(&format!(", p. {page}"));
+    }
+    if let Some(section) = &evidence.section {
+        text.push_str(&format!(", §{section}"));
+    }
+    if let Some(name) = &evidence.original_name {
+        text.push_str(&format!(" [{name}]"));
+    }
+    text
+}
+
+fn short_ref(hit: &SearchHit) -> String {
+    let author = hit
+        .chunk
+        .authors
+        .first()
+        .map(|name| name.split(',').next().unwrap_or(name).trim().to_string())
+        .filter(|name| !name.is_empty());
+    match (author, hit.chunk.year) {
+        (Some(author), Some(year)) if hit.chunk.authors.len() > 1 => {
+            format!("{author} et al. {year}")
+        }
+        (Some(author), Some(year)) => format!("{author} {year}"),
+        (Some(author), None) => author,
+        (None, Some(year)) => format!("({year})"),
+        (None, None) => "unidentified paper".into(),
+    }
+}
+
+/// A hit is evidence when words of the question are in it, or it is close enough in
+/// meaning.
+fn relevant(hit: &SearchHit) -> bool {
+    hit.bm25_rank.is_some() || hit.similarity.is_some_and(|sim| sim >= MIN_SIMILARITY)
+}
+
+/// Numbers cited as `[n]` or `[n, m]` in the answer.
+fn cited_numbers(answer: &str) -> Vec<usize> {
+    let mut numbers = Vec::new();
+    let mut rest = answer;
+    while let Some(start) = rest.find('[') {
+        rest = &rest[start + 1..];
+        let Some(end) = rest.find(']') else { break };
+        for part in rest[..end].split([',', ';']) {
+            if let Ok(n) = part.trim().parse::<usize>() {
+                numbers.push(n);
+            }
+        }
+        rest = &rest[end..];
+    }
+    numbers
+}
+
+/// Retrieves and answers.
+pub async fn answer(
+    model: &dyn ChatModel,
+    library: &Library,
+    question: &str,
+    filter: &PaperFilter,
+    cancel: &CancellationToken,
+) -> Result<RagAnswer, String> {
+    let results = library
+        .search(question, filter, PASSAGES)
+        .await
+        .map_err(|error| format!("the library could not be searched: {error}"))?;
+    let hits: Vec<&SearchHit> = results.hits.iter().filter(|hit| relevant(hit)).collect();
+    let mut evidence: Vec<Evidence> = hits
+        .iter()
+        .enumerate()
+        .map(|(index, hit)| Evidence {
+            n: index + 1,
+            paper_id: hit.chunk.paper_id.clone(),
+            title: hit.chunk.title.clone(),
+            short_ref: short_ref(hit),
+            bibcode: hit.chunk.bibcode.clone(),
+            arxiv_id: hit.chunk.arxiv_id.clone(),
+            original_name: hit.chunk.original_name.clone(),
+            page: hit.chunk.page,
+            section: hit.chunk.section.clone(),
+            chunk_id: hit.chunk.chunk_id,
+            quote: hit.chunk.text.clone(),
+            cited: false,
+        })
+        .collect();
+    let nothing = |evidence: Vec<Evidence>, answer: &str| RagAnswer {
+        question: question.to_string(),
+        answer: answer.to_string(),
+        answered: false,
+        evidence,
+        mode: results.mode,
+        note: results.note.clone(),
+    };
+    if evidence.is_empty() {
+        return Ok(nothing(
+            Vec::new(),
+            "The library has nothing relevant to this question. Search the literature (search_papers) \
+             or import the papers that cover it.",
+        ));
+    }
+    let mut passages = String::new();
+    for item in &evidence {
+        passages.push_str(&format!(
+            "[{}] {}\n{}\n\n",
+            item.n,
+            reference(item),
+            item.quote
+        ));
+    }
+    let request = ChatRequest {
+        messages: vec![
+            ChatMessage::System {
+                content: format!(
+                    "You answer an astronomer's question using only the numbered passages from their \
+                     paper library. Cite every claim with the passage number in brackets, e.g. [2] or \
+                     [1, 3]. Quote numbers exactly as the passages give them, with their uncertainties. \
+                     Do not use outside knowledge. If the passages do not contain the answer, reply with \
+                     exactly {NO_ANSWER}."
+                ),
+            },
+            ChatMessage::User {
+                content: format!("Passages:\n\n{passages}Question: {question}"),
+            },
+        ],
+        tools: Vec::new(),
+        enable_thinking: false,
+        model: None,
+    };
+    let mut stream = model
+        .stream(request, cancel.clone())
+        .await
+        .map_err(|error| format!("the model could not answer: {error}"))?;
+    let mut text = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            Ok(ModelEvent::Completed(response)) => {
+                text = Some(response.text.trim().to_string());
+                break;
+            }
+            Ok(_) => {}
+            Err(error) => return Err(format!("the model could not answer: {error}")),
+        }
+    }
+    let text = text.ok_or("the model's answer ended early")?;
+    if text.is_empty() || text.contains(NO_ANSWER) {
+        return Ok(nothing(
+            evidence,
+            "The passages found in the library do not answer this question.",
+        ));
+    }
+    let cited = cited_numbers(&text);
+    for item in &mut evidence {
+        item.cited = cited.contains(&item.n);
+    }
+    Ok(RagAnswer {
+        question: question.to_string(),
+        answer: text,
+        answered: true,
+        evidence,
+        mode: results.mode,
+        note: results.note,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_are_read_from_the_answer() {
+        assert_eq!(
+            cited_numbers("H0 = 69.8 ± 1.9 [1]; Cepheids give 73 [2, 3]. See [x]."),
+            [1, 2, 3]
+        );
+        assert!(cited_numbers("no citations").is_empty());
+    }
+}

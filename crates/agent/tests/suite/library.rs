@@ -1,0 +1,138 @@
+//! rag_search and save_note through the agent: a real paper imported into the
+//! library, embedded through the scripted endpoint, answered with citations.
+
+use asterism_protocol::RunFinishReason;
+use asterism_store::PaperFilter;
+use asterism_testkit::{ScriptedToolCall, Turn, fixture_path};
+use serde_json::json;
+
+use super::common::{Harness, tool_results};
+
+fn call(id: &str, name: &str, arguments: serde_json::Value) -> Turn {
+    Turn {
+        tool_calls: vec![ScriptedToolCall {
+            id: Some(id.into()),
+            name: name.into(),
+            arguments,
+        }],
+        ..Turn::default()
+    }
+}
+
+fn text(answer: &str) -> Turn {
+    Turn {
+        text: Some(answer.into()),
+        ..Turn::default()
+    }
+}
+
+#[tokio::test]
+async fn rag_search_answers_from_the_library_with_page_citations_and_notes_are_saved() {
+    let turns = vec![
+        call(
+            "r1",
+            "rag_search",
+            json!({"question": "How old is the Kepler 1627 planet and its cluster?"}),
+        ),
+        // The tool's own request to the model (no tools): the cited answer.
+        text("Kepler 1627Ab is about 38 Myr old, like the δ Lyr cluster it belongs to [1]."),
+        call(
+            "r2",
+            "rag_search",
+            json!({"question": "qwertyzz frobnicate blorptastic"}),
+        ),
+        call(
+            "n1",
+            "save_note",
+            json!({"paper": "PAPER_ID", "comment": "38 Myr"}),
+        ),
+        call(
+            "n2",
+            "save_note",
+            json!({"paper": "kepler1627.pdf", "page": 1, "quote": "Kepler 1627", "comment": "38 Myr: youngest Kepler planet", "color": "yellow"}),
+        ),
+        text("Kepler 1627Ab is ~38 Myr old (Bouma et al.)."),
+    ];
+    let harness = Harness::start(turns).await;
+    let library = &harness.runtime.services().library;
+    let folder = harness.data_dir().join("incoming");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        fixture_path("pdfs/rudolf_ms.pdf"),
+        folder.join("kepler1627.pdf"),
+    )
+    .unwrap();
+    library.import(&[folder], false, &|_, _, _| {}).await;
+    let report = library.index(&|_, _| {}).await.unwrap().unwrap();
+    assert_eq!(report.remaining, 0);
+    let paper_id = harness
+        .store
+        .library_papers(&PaperFilter::default())
+        .await
+        .unwrap()[0]
+        .id
+        .clone();
+
+    let (outcome, events) = harness.ask(None, "How old is Kepler 1627?").await;
+    assert_eq!(
+        outcome.reason,
+        RunFinishReason::Completed,
+        "{:?}",
+        outcome.error
+    );
+    let results = tool_results(&events);
+    let answer = &results[0];
+    assert!(!answer.1, "{}", answer.0);
+    assert!(
+        answer.0.starts_with("Kepler 1627Ab is about 38 Myr old"),
+        "{}",
+        answer.0
+    );
+    assert!(answer.0.contains("Sources:\n[1] "), "{}", answer.0);
+    assert!(answer.0.contains(", p. "), "{}", answer.0);
+    assert!(answer.0.contains("[kepler1627.pdf]"), "{}", answer.0);
+    let evidence = answer.2["evidence"].as_array().unwrap();
+    assert!(!evidence.is_empty());
+    assert_eq!(evidence[0]["cited"], true);
+    assert!(evidence[0]["page"].as_i64().is_some());
+    assert!(evidence[0]["quote"].as_str().unwrap().len() > 100);
+    assert_eq!(answer.2["mode"], "hybrid");
+    // The model saw numbered passages and nothing else.
+    let side = &harness.mock.requests()[1].body;
+    assert!(side.get("tools").is_none());
+    let prompt = side["messages"][1]["content"].as_str().unwrap();
+    assert!(prompt.starts_with("Passages:\n\n[1] "), "{prompt}");
+
+    let nothing = &results[1];
+    assert!(!nothing.1);
+    assert!(
+        nothing.0.starts_with("The library has nothing relevant"),
+        "{}",
+        nothing.0
+    );
+    assert_eq!(nothing.2["answered"], false);
+
+    // save_note: an unknown paper is refused; the imported file's name finds it.
+    assert!(
+        results[2].1,
+        "PAPER_ID is not a library paper: {}",
+        results[2].0
+    );
+    assert!(results[2].0.contains("not in the library"));
+    assert!(!results[3].1, "{}", results[3].0);
+    let notes = harness.store.notes(Some(&paper_id)).await.unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].page, Some(1));
+    assert_eq!(notes[0].quote.as_deref(), Some("Kepler 1627"));
+    assert_eq!(notes[0].color.as_deref(), Some("yellow"));
+    assert_eq!(
+        harness
+            .store
+            .search_notes("\"youngest\"", 5)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    harness.mock.assert_no_violations();
+}

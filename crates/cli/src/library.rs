@@ -1,0 +1,540 @@
+//! `asterism library …` and `asterism rag`: the local paper library from the terminal.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use asterism_agent::{Services, Settings, bootstrap};
+use asterism_library::library::{ImportItem, ImportOutcome};
+use asterism_library::papers::bibtex;
+use asterism_store::PaperFilter;
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Subcommand)]
+pub enum LibraryCommand {
+    /// Import PDFs: files and folders (recursively). The originals are not touched.
+    Import {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Do not ask ADS/arXiv to identify the papers (they are marked unidentified).
+        #[arg(long)]
+        offline: bool,
+        /// Put the imported papers in this collection.
+        #[arg(long)]
+        collection: Option<String>,
+        /// Only import; embed later with `asterism library index`.
+        #[arg(long)]
+        no_index: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Embed every passage not embedded yet (resumes where an earlier run stopped).
+    Index {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The papers in the library, newest first.
+    List {
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One paper: metadata, files, collections, tags and notes.
+    Show {
+        /// Library id, bibcode, arXiv id or DOI.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the passages (keywords and meaning).
+    Search {
+        query: String,
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a paper, its passages, vectors and stored files (notes are kept).
+    Delete {
+        id: String,
+        /// Delete its notes too.
+        #[arg(long)]
+        delete_notes: bool,
+    },
+    /// Put a paper in a collection.
+    Collect { id: String, collection: String },
+    /// Tag a paper.
+    Tag { id: String, tag: String },
+    /// BibTeX for the whole library or one collection.
+    ExportBib {
+        #[arg(long)]
+        collection: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+/// Which papers a command covers.
+#[derive(Args, Default)]
+pub struct FilterArgs {
+    /// Only this paper (library id, bibcode, arXiv id or DOI).
+    #[arg(long)]
+    paper: Option<String>,
+    #[arg(long)]
+    collection: Option<String>,
+    #[arg(long)]
+    year_from: Option<i64>,
+    #[arg(long)]
+    year_to: Option<i64>,
+    /// Only papers with an author whose name contains this.
+    #[arg(long)]
+    author: Option<String>,
+}
+
+impl FilterArgs {
+    async fn resolve(self, services: &Services) -> anyhow::Result<PaperFilter> {
+        let paper_id = match &self.paper {
+            Some(id) => Some(
+                services
+                    .library
+                    .resolve(id)
+                    .await
+                    .map_err(anyhow::Error::msg)?
+                    .with_context(|| format!("{id} is not in the library"))?,
+            ),
+            None => None,
+        };
+        Ok(PaperFilter {
+            paper_id,
+            collection: self.collection,
+            year_from: self.year_from,
+            year_to: self.year_to,
+            author: self.author,
+        })
+    }
+}
+
+fn bar(total: u64, json: bool, what: &str) -> ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) =
+        ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} {{msg}}"))
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn outcome_line(item: &ImportItem) -> String {
+    match &item.outcome {
+        ImportOutcome::Imported {
+            title,
+            identified,
+            chunks,
+            warning,
+            ..
+        } => {
+            let mut line = format!(
+                "imported  {}  → {title}{} ({chunks} passages)",
+                item.path,
+                if *identified { "" } else { " [unidentified]" }
+            );
+            if let Some(warning) = warning {
+                line.push_str(&format!("; not searchable: {warning}"));
+            }
+            line
+        }
+        ImportOutcome::Linked { title, .. } => {
+            format!("linked    {}  → another file of {title}", item.path)
+        }
+        ImportOutcome::Duplicate { paper_id } => {
+            format!(
+                "duplicate {}  (already in the library as {paper_id})",
+                item.path
+            )
+        }
+        ImportOutcome::Skipped { reason } => format!("skipped   {}  ({reason})", item.path),
+        ImportOutcome::Failed { reason } => format!("failed    {}  ({reason})", item.path),
+    }
+}
+
+async fn index(
+    services: &Services,
+    json: bool,
+) -> anyhow::Result<Option<asterism_library::library::IndexReport>> {
+    let (total, done) = services.store.chunk_counts().await?;
+    let progress = bar(u64::try_from(total).unwrap_or(0), json, "embedding");
+    progress.set_position(u64::try_from(done).unwrap_or(0));
+    let shown = progress.clone();
+    let report = services
+        .library
+        .index(&move |done, total| {
+            shown.set_length(u64::try_from(total).unwrap_or(0));
+            shown.set_position(u64::try_from(done).unwrap_or(0));
+        })
+        .await?;
+    progress.finish_and_clear();
+    Ok(report)
+}
+
+fn print_index(report: &Option<asterism_library::library::IndexReport>) {
+    match report {
+        None => eprintln!(
+            "no embedding model: search uses keywords only (see EMBEDDINGS in .env.example)"
+        ),
+        Some(report) => {
+            eprintln!(
+                "embedded {} passages; {} of {} still to embed",
+                report.embedded, report.remaining, report.total
+            );
+            if let Some(error) = &report.error {
+                eprintln!(
+                    "warning: embedding stopped: {error}; run `asterism library index` to resume"
+                );
+            }
+        }
+    }
+}
+
+pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result<ExitCode> {
+    let services = bootstrap::open_services(settings).await?;
+    let library = &services.library;
+    match command {
+        LibraryCommand::Import {
+            paths,
+            offline,
+            collection,
+            no_index,
+            json,
+        } => {
+            let progress = bar(0, json, "importing");
+            let shown = progress.clone();
+            let items = library
+                .import(&paths, !offline, &move |done, total, item| {
+                    shown.set_length(total as u64);
+                    shown.set_position(done as u64);
+                    shown.println(outcome_line(item));
+                })
+                .await;
+            progress.finish_and_clear();
+            if let Some(collection) = &collection {
+                for item in &items {
+                    if let ImportOutcome::Imported { paper_id, .. }
+                    | ImportOutcome::Linked { paper_id, .. } = &item.outcome
+                    {
+                        services
+                            .store
+                            .add_to_collection(paper_id, collection)
+                            .await?;
+                    }
+                }
+            }
+            let report = if no_index {
+                None
+            } else {
+                index(&services, json).await?
+            };
+            let failed = items
+                .iter()
+                .filter(|item| matches!(item.outcome, ImportOutcome::Failed { .. }))
+                .count();
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"files": items, "index": report})
+                    )?
+                );
+            } else {
+                if !std::io::stderr().is_terminal() {
+                    for item in &items {
+                        println!("{}", outcome_line(item));
+                    }
+                }
+                let imported = items
+                    .iter()
+                    .filter(|item| matches!(item.outcome, ImportOutcome::Imported { .. }))
+                    .count();
+                eprintln!(
+                    "{imported} imported, {failed} failed, {} files in all",
+                    items.len()
+                );
+                if !no_index {
+                    print_index(&report);
+                }
+            }
+            Ok(if failed > 0 {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        LibraryCommand::Index { json } => {
+            let report = index(&services, json).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print_index(&report);
+            }
+            Ok(match report {
+                Some(report) if report.error.is_some() => ExitCode::FAILURE,
+                _ => ExitCode::SUCCESS,
+            })
+        }
+        LibraryCommand::List { filter, json } => {
+            let filter = filter.resolve(&services).await?;
+            let papers = services.store.library_papers(&filter).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&papers)?);
+            } else if papers.is_empty() {
+                println!("the library is empty: asterism library import FOLDER");
+            } else {
+                for paper in &papers {
+                    let first = paper.authors.first().map(String::as_str).unwrap_or("?");
+                    let year = paper.year.map(|y| y.to_string()).unwrap_or_default();
+                    println!(
+                        "{}  {:<12} {first} {year}: {}  ({} passages)",
+                        paper.id, paper.status, paper.title, paper.chunks
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryCommand::Show { id, json } => {
+            let Some(paper_id) = services
+                .library
+                .resolve(&id)
+                .await
+                .map_err(anyhow::Error::msg)?
+            else {
+                eprintln!("error: {id} is not in the library");
+                return Ok(ExitCode::FAILURE);
+            };
+            let filter = PaperFilter {
+                paper_id: Some(paper_id.clone()),
+                ..PaperFilter::default()
+            };
+            let Some(paper) = services
+                .store
+                .library_papers(&filter)
+                .await?
+                .into_iter()
+                .next()
+            else {
+                eprintln!("error: {id} is not in the library");
+                return Ok(ExitCode::FAILURE);
+            };
+            let notes = services.store.notes(Some(&paper_id)).await?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &serde_json::json!({"paper": paper, "notes": notes})
+                    )?
+                );
+            } else {
+                println!(
+                    "{}\n  id {}  status {}",
+                    paper.title, paper.id, paper.status
+                );
+                println!("  {}", paper.authors.join("; "));
+                for (label, value) in [
+                    ("bibcode", &paper.bibcode),
+                    ("arXiv", &paper.arxiv_id),
+                    ("DOI", &paper.doi),
+                ] {
+                    if let Some(value) = value {
+                        println!("  {label} {value}");
+                    }
+                }
+                for file in &paper.files {
+                    println!(
+                        "  file {} ({}, {} bytes{})",
+                        file.path,
+                        file.source,
+                        file.size_bytes,
+                        file.original_name
+                            .as_deref()
+                            .map(|n| format!(", from {n}"))
+                            .unwrap_or_default()
+                    );
+                }
+                if !paper.collections.is_empty() {
+                    println!("  collections: {}", paper.collections.join(", "));
+                }
+                if !paper.tags.is_empty() {
+                    println!("  tags: {}", paper.tags.join(", "));
+                }
+                for note in &notes {
+                    let page = note.page.map(|p| format!("p. {p}: ")).unwrap_or_default();
+                    println!(
+                        "  note {page}{}{}",
+                        note.quote
+                            .as_deref()
+                            .map(|q| format!("“{q}” "))
+                            .unwrap_or_default(),
+                        note.comment
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryCommand::Search {
+            query,
+            limit,
+            filter,
+            json,
+        } => {
+            let filter = filter.resolve(&services).await?;
+            let results = library.search(&query, &filter, limit.clamp(1, 100)).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&results)?);
+            } else {
+                if let Some(note) = &results.note {
+                    eprintln!("note: {note}");
+                }
+                if results.hits.is_empty() {
+                    println!("nothing found");
+                }
+                for (rank, hit) in results.hits.iter().enumerate() {
+                    let chunk = &hit.chunk;
+                    let page = chunk.page.map(|p| format!(", p. {p}")).unwrap_or_default();
+                    let section = chunk
+                        .section
+                        .as_deref()
+                        .map(|s| format!(", §{s}"))
+                        .unwrap_or_default();
+                    let file = chunk
+                        .original_name
+                        .as_deref()
+                        .map(|n| format!(" [{n}]"))
+                        .unwrap_or_default();
+                    println!(
+                        "{}. {}{page}{section}{file}  ({})",
+                        rank + 1,
+                        chunk.title,
+                        chunk.paper_id
+                    );
+                    let passage: String =
+                        chunk.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let passage: String = passage.chars().take(280).collect();
+                    println!("   {passage}\n");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryCommand::Delete { id, delete_notes } => {
+            let Some(paper_id) = library.resolve(&id).await.map_err(anyhow::Error::msg)? else {
+                eprintln!("error: {id} is not in the library");
+                return Ok(ExitCode::FAILURE);
+            };
+            let title = services
+                .store
+                .paper_record(&paper_id)
+                .await?
+                .map(|paper| paper.title)
+                .unwrap_or_default();
+            if library.delete(&paper_id, delete_notes).await? {
+                println!("deleted {title} ({paper_id})");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("error: {id} is not in the library");
+                Ok(ExitCode::FAILURE)
+            }
+        }
+        LibraryCommand::Collect { id, collection } => {
+            let paper_id = local_or_fail(&services, &id).await?;
+            services
+                .store
+                .add_to_collection(&paper_id, &collection)
+                .await?;
+            println!("{id} is in {collection}");
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryCommand::Tag { id, tag } => {
+            let paper_id = local_or_fail(&services, &id).await?;
+            services.store.tag_paper(&paper_id, &tag).await?;
+            println!("{id} tagged {tag}");
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryCommand::ExportBib { collection, out } => {
+            let filter = PaperFilter {
+                collection,
+                ..PaperFilter::default()
+            };
+            let mut records = Vec::new();
+            for paper in services.store.library_papers(&filter).await? {
+                if let Some(record) = services.store.paper_record(&paper.id).await? {
+                    records.push(record);
+                }
+            }
+            let (entries, notes) = bibtex::bibtex(&records, Some(&services.papers.ads)).await;
+            let text: String = entries
+                .iter()
+                .map(|entry| format!("{}\n\n", entry.text.trim_end()))
+                .collect();
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, &text)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("{} entries written to {}", entries.len(), path.display());
+                }
+                None => print!("{text}"),
+            }
+            for note in notes {
+                eprintln!("note: {note}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+async fn local_or_fail(services: &Services, id: &str) -> anyhow::Result<String> {
+    services
+        .library
+        .resolve(id)
+        .await
+        .map_err(anyhow::Error::msg)?
+        .with_context(|| format!("{id} is not in the library"))
+}
+
+/// `asterism rag QUESTION`: an answer from the library with its sources.
+pub async fn rag(
+    settings: &Settings,
+    question: String,
+    filter: FilterArgs,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(!question.trim().is_empty(), "the question is empty");
+    let services: Arc<Services> = bootstrap::open_services(settings).await?;
+    let model = bootstrap::model_client(settings)?;
+    let filter = filter.resolve(&services).await?;
+    let answer = asterism_agent::rag::answer(
+        model.as_ref(),
+        &services.library,
+        &question,
+        &filter,
+        &tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+    } else {
+        println!("{}", answer.to_text());
+    }
+    Ok(if answer.answered {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(4)
+    })
+}

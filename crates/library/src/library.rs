@@ -1,0 +1,149 @@
+//! The astronomer's paper library: import, chunking, embeddings, the vector index and
+//! hybrid retrieval. [`Library`] ties them to one database.
+
+mod chunk;
+pub mod embed;
+pub mod import;
+pub mod indexer;
+pub mod local;
+pub mod search;
+pub mod vectors;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use asterism_store::{PaperFilter, Store, StoreError};
+
+pub use chunk::Chunker;
+pub use embed::{EmbedError, Embedder, RemoteEmbedder};
+pub use import::{ImportItem, ImportOutcome, Importer};
+pub use indexer::IndexReport;
+pub use search::{SearchHit, SearchMode, SearchResults};
+pub use vectors::VectorIndex;
+
+use crate::papers::PaperSearch;
+
+/// The library of one data directory.
+#[derive(Clone)]
+pub struct Library {
+    pub store: Store,
+    pub papers: PaperSearch,
+    pub chunker: Chunker,
+    pub data_dir: PathBuf,
+    pub index: Arc<VectorIndex>,
+    /// `None`: no embedding model; search is BM25 only.
+    pub embedder: Option<Arc<dyn Embedder>>,
+}
+
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library")
+            .field("data_dir", &self.data_dir)
+            .field("embedder", &self.embedder.as_ref().map(|e| e.name()))
+            .finish()
+    }
+}
+
+impl Library {
+    pub fn new(
+        store: Store,
+        papers: PaperSearch,
+        chunker: Chunker,
+        data_dir: &Path,
+        embedder: Option<Arc<dyn Embedder>>,
+    ) -> Self {
+        Self {
+            store,
+            papers,
+            chunker,
+            data_dir: data_dir.to_path_buf(),
+            index: Arc::new(VectorIndex::new()),
+            embedder,
+        }
+    }
+
+    fn importer(&self, online: bool) -> Importer {
+        Importer {
+            store: self.store.clone(),
+            papers: self.papers.clone(),
+            chunker: self.chunker.clone(),
+            data_dir: self.data_dir.clone(),
+            online,
+        }
+    }
+
+    /// Imports files and folders (see [`import`]); `online` lets ADS/arXiv identify them.
+    pub async fn import(
+        &self,
+        paths: &[PathBuf],
+        online: bool,
+        progress: import::ImportProgress<'_>,
+    ) -> Vec<ImportItem> {
+        self.importer(online).import(paths, progress).await
+    }
+
+    /// The library id of a paper named by library id, bibcode, arXiv id, DOI or the name
+    /// of the file it was imported from.
+    pub async fn resolve(&self, id: &str) -> Result<Option<String>, String> {
+        if let Some((paper_id, _)) = self.papers.local(id).await? {
+            return Ok(Some(paper_id));
+        }
+        self.store
+            .paper_by_file_name(id.trim())
+            .await
+            .map_err(|error| format!("the library: {error}"))
+    }
+
+    /// Embeds what is not embedded yet. Without an embedding model it does nothing.
+    pub async fn index(
+        &self,
+        progress: &(dyn Fn(i64, i64) + Send + Sync),
+    ) -> Result<Option<IndexReport>, StoreError> {
+        match &self.embedder {
+            Some(embedder) => Ok(Some(
+                indexer::index_pending(&self.store, &self.index, embedder.as_ref(), progress)
+                    .await?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Hybrid search (BM25 alone without an embedding model).
+    pub async fn search(
+        &self,
+        query: &str,
+        filter: &PaperFilter,
+        k: usize,
+    ) -> Result<SearchResults, StoreError> {
+        search::search(
+            &self.store,
+            &self.index,
+            self.embedder.as_deref(),
+            query,
+            filter,
+            k,
+        )
+        .await
+    }
+
+    /// Deletes a paper, its chunks, vectors and stored files; its notes are kept unless
+    /// `delete_notes`. Returns false when there was no such paper.
+    pub async fn delete(&self, paper_id: &str, delete_notes: bool) -> Result<bool, StoreError> {
+        let Some(files) = self.store.delete_paper(paper_id, delete_notes).await? else {
+            return Ok(false);
+        };
+        self.index.invalidate();
+        let papers_dir = self.data_dir.join("papers");
+        for file in files {
+            let path = PathBuf::from(file);
+            // Only files the library itself stored are removed.
+            if path.starts_with(&papers_dir)
+                && let Err(error) = tokio::fs::remove_file(&path).await
+                && error.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(%error, path = %path.display(), "could not remove a library file");
+            }
+        }
+        Ok(true)
+    }
+}

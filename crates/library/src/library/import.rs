@@ -1,0 +1,396 @@
+//! Importing the astronomer's own PDFs: files and whole folders. Each PDF is copied
+//! into the library (the original is left untouched), identified (arXiv id and DOI in
+//! its text, its Title metadata or the largest text on page 1, then ADS/arXiv when
+//! online), de-duplicated (same file by hash; same paper by bibcode, arXiv id or DOI,
+//! so a preprint and the published version become one paper with both files), parsed
+//! and chunked. Every file gets its own outcome; one bad file stops nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use asterism_protocol::PaperRecord;
+use asterism_store::{PaperFile, PaperText, Store};
+use regex::Regex;
+use sha2::{Digest, Sha256};
+
+use crate::library::Chunker;
+use crate::papers::PaperSearch;
+use crate::parse::{PdfError, extract_pdf, pages_to_markdown};
+
+/// What became of one file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "outcome")]
+pub enum ImportOutcome {
+    /// A new paper (identified, or `unidentified` when offline or unknown).
+    Imported {
+        paper_id: String,
+        title: String,
+        identified: bool,
+        chunks: usize,
+        /// Why the text is not searchable (encrypted, scanned), when it is not.
+        warning: Option<String>,
+    },
+    /// Another file of a paper already in the library (e.g. the published version of a
+    /// preprint): kept beside the first.
+    Linked {
+        paper_id: String,
+        title: String,
+    },
+    /// This exact file is already in the library.
+    Duplicate {
+        paper_id: String,
+    },
+    /// Not a PDF by its name: left alone.
+    Skipped {
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
+}
+
+/// One file's line in the report.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportItem {
+    pub path: String,
+    #[serde(flatten)]
+    pub outcome: ImportOutcome,
+}
+
+/// Reports progress: (files done, files in all, the file just done).
+pub type ImportProgress<'a> = &'a (dyn Fn(usize, usize, &ImportItem) + Send + Sync);
+
+/// Copies, identifies, parses and chunks PDFs into the library.
+#[derive(Debug, Clone)]
+pub struct Importer {
+    pub store: Store,
+    pub papers: PaperSearch,
+    pub chunker: Chunker,
+    pub data_dir: PathBuf,
+    /// Ask ADS/arXiv to identify papers (false: everything new is `unidentified`).
+    pub online: bool,
+}
+
+static ARXIV_NEW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\barXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?").unwrap_or_else(|_| unreachable!())
+});
+static ARXIV_OLD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(astro-ph|gr-qc|hep-ph|hep-th|physics)/(\d{7})(?:v\d+)?")
+        .unwrap_or_else(|_| unreachable!())
+});
+static DOI: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(?:doi\.org/|doi:\s*)?(10\.\d{4,9}/[^\s"<>,;]+)"#)
+        .unwrap_or_else(|_| unreachable!())
+});
+
+/// The arXiv id printed in a paper's first pages (the arXiv stamp), if any.
+pub fn find_arxiv_id(text: &str) -> Option<String> {
+    if let Some(caps) = ARXIV_NEW.captures(text) {
+        return Some(caps[1].to_string());
+    }
+    ARXIV_OLD
+        .captures(text)
+        .map(|caps| format!("{}/{}", caps[1].to_lowercase(), &caps[2]))
+}
+
+/// The first DOI in the text, without trailing punctuation.
+pub fn find_doi(text: &str) -> Option<String> {
+    DOI.captures(text)
+        .map(|caps| caps[1].trim_end_matches(['.', ')', ']', '}']).to_string())
+}
+
+/// A Title metadata value worth believing (not "Microsoft Word - draft.docx", not a
+/// file name, not empty).
+fn plausible_title(title: &str) -> bool {
+    let lower = title.to_lowercase();
+    title.split_whitespace().count() >= 3
+        && !lower.starts_with("microsoft word")
+        && !lower.ends_with(".pdf")
+        && !lower.ends_with(".dvi")
+        && !lower.ends_with(".tex")
+        && !lower.starts_with("untitled")
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Every file under the paths (folders recursively, hidden entries skipped), sorted
+/// per folder; paths that do not exist are reported.
+pub fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, ImportItem>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = ignore::WalkBuilder::new(path)
+                .git_ignore(false)
+                .git_exclude(false)
+                .ignore(false)
+                .build()
+                .filter_map(Result::ok)
+                .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+                .map(|entry| entry.into_path())
+                .collect();
+            found.sort();
+            files.extend(found.into_iter().map(Ok));
+        } else if path.is_file() {
+            files.push(Ok(path.clone()));
+        } else {
+            files.push(Err(ImportItem {
+                path: path.display().to_string(),
+                outcome: ImportOutcome::Failed {
+                    reason: "no such file or folder".into(),
+                },
+            }));
+        }
+    }
+    files
+}
+
+impl Importer {
+    /// Imports files and folders; returns one item per file, in order.
+    pub async fn import(&self, paths: &[PathBuf], progress: ImportProgress<'_>) -> Vec<ImportItem> {
+        let files = collect_files(paths);
+        let total = files.len();
+        let mut items = Vec::with_capacity(total);
+        for (done, file) in files.into_iter().enumerate() {
+            let item = match file {
+                Ok(path) => ImportItem {
+                    path: path.display().to_string(),
+                    outcome: self.import_file(&path).await,
+                },
+                Err(item) => item,
+            };
+            progress(done + 1, total, &item);
+            items.push(item);
+        }
+        items
+    }
+
+    /// Imports one file.
+    pub async fn import_file(&self, path: &Path) -> ImportOutcome {
+        let is_pdf_name = path
+            .extension()
+            .and_then(|ext| ext.to_str())
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"));
+        if !is_pdf_name {
+            return ImportOutcome::Skipped {
+                reason: "not a .pdf file".into(),
+            };
+        }
+        let bytes = match tokio::fs::read(path).await {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return ImportOutcome::Failed {
+                    reason: "the file disappeared before it could be read".into(),
+                };
+            }
+            Err(error) => {
+                return ImportOutcome::Failed {
+                    reason: format!("cannot read it: {error}"),
+                };
+            }
+        };
+        match self.import_bytes(path, bytes).await {
+            Ok(outcome) => outcome,
+            Err(reason) => ImportOutcome::Failed { reason },
+        }
+    }
+
+    async fn import_bytes(&self, path: &Path, bytes: Vec<u8>) -> Result<ImportOutcome, String> {
+        let storage = |error: asterism_store::StoreError| format!("storing it failed: {error}");
+        let sha256 = sha256_hex(&bytes);
+        if let Some(paper_id) = self.store.paper_of_file(&sha256).await.map_err(storage)? {
+            return Ok(ImportOutcome::Duplicate { paper_id });
+        }
+        let (bytes, text) = tokio::task::spawn_blocking(move || {
+            let text = extract_pdf(&bytes);
+            (bytes, text)
+        })
+        .await
+        .map_err(|error| format!("reading the PDF failed: {error}"))?;
+        // Damaged or not a PDF at all: nothing is stored. Encrypted or scanned: the
+        // file is kept (it is the user's paper) but cannot be searched.
+        let (text, warning) = match text {
+            Ok(text) => (Some(text), None),
+            Err(error @ (PdfError::Encrypted | PdfError::NoTextLayer { .. })) => {
+                (None, Some(error.to_string()))
+            }
+            Err(error) => return Err(error.to_string()),
+        };
+        let file_name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let front = text
+            .as_ref()
+            .map(|text| {
+                text.pages
+                    .iter()
+                    .take(2)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default();
+        let arxiv_id = find_arxiv_id(&front);
+        let doi = find_doi(&front);
+        let title_guess = text
+            .as_ref()
+            .and_then(|text| {
+                text.title
+                    .clone()
+                    .filter(|title| plausible_title(title))
+                    .or_else(|| text.title_guess.clone())
+            })
+            .unwrap_or_else(|| file_name.trim_end_matches(".pdf").to_string());
+
+        // Identify: online lookup by arXiv id, then DOI.
+        let mut record: Option<PaperRecord> = None;
+        if self.online {
+            for id in arxiv_id.iter().chain(doi.iter()) {
+                if let Ok(found) = self.papers.metadata(id).await {
+                    record = Some(found);
+                    break;
+                }
+            }
+        }
+        let identified = record.is_some();
+        let record = record.unwrap_or_else(|| PaperRecord {
+            arxiv_id: arxiv_id.clone(),
+            doi: doi.clone(),
+            title: title_guess.clone(),
+            ..PaperRecord::default()
+        });
+        let existing = self
+            .store
+            .find_paper(
+                record.bibcode.as_deref(),
+                record.arxiv_id.as_deref(),
+                record.doi.as_deref(),
+            )
+            .await
+            .map_err(storage)?;
+        let paper_id = self.store.upsert_paper(&record).await.map_err(storage)?;
+        let stored = self.copy_into_library(&paper_id, &sha256, &bytes).await?;
+        self.store
+            .add_paper_file(
+                &PaperFile {
+                    paper_id: paper_id.clone(),
+                    kind: "pdf".into(),
+                    path: stored.display().to_string(),
+                    sha256,
+                    size_bytes: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+                    source: "import".into(),
+                },
+                Some(&file_name),
+            )
+            .await
+            .map_err(storage)?;
+        let title = self
+            .store
+            .paper_record(&paper_id)
+            .await
+            .map_err(storage)?
+            .map(|paper| paper.title)
+            .unwrap_or(title_guess);
+        let has_text = self
+            .store
+            .paper_text(&paper_id)
+            .await
+            .map_err(storage)?
+            .is_some();
+        if existing.is_some() && has_text {
+            return Ok(ImportOutcome::Linked { paper_id, title });
+        }
+        let mut chunks = 0;
+        if let Some(text) = text {
+            let heading = Some(title.as_str()).filter(|title| !title.is_empty());
+            let (markdown, sections) = pages_to_markdown(&text.pages, heading);
+            self.store
+                .save_paper_text(&PaperText {
+                    paper_id: paper_id.clone(),
+                    source: "pdf".into(),
+                    engine: text.engine.name().into(),
+                    markdown: markdown.clone(),
+                    pages: i64::try_from(text.pages.len()).ok(),
+                    sections: serde_json::to_string(&sections).unwrap_or_else(|_| "[]".into()),
+                    parsed_at: chrono::Utc::now().to_rfc3339(),
+                })
+                .await
+                .map_err(storage)?;
+            chunks = self
+                .store
+                .replace_chunks(&paper_id, &self.chunker.chunk(&markdown))
+                .await
+                .map_err(storage)?;
+        }
+        if !identified && existing.is_none() {
+            self.store
+                .set_paper_status(&paper_id, "unidentified")
+                .await
+                .map_err(storage)?;
+        }
+        Ok(ImportOutcome::Imported {
+            paper_id,
+            title,
+            identified,
+            chunks,
+            warning,
+        })
+    }
+
+    /// Writes the PDF as `{data_dir}/papers/{paper_id}-{hash}.pdf` (temp file + rename).
+    async fn copy_into_library(
+        &self,
+        paper_id: &str,
+        sha256: &str,
+        bytes: &[u8],
+    ) -> Result<PathBuf, String> {
+        let folder = self.data_dir.join("papers");
+        tokio::fs::create_dir_all(&folder)
+            .await
+            .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
+        let target = folder.join(format!("{paper_id}-{}.pdf", &sha256[..12]));
+        let temp = folder.join(format!(".{paper_id}-{}.part", &sha256[..12]));
+        tokio::fs::write(&temp, bytes)
+            .await
+            .map_err(|error| format!("cannot write into the library: {error}"))?;
+        tokio::fs::rename(&temp, &target)
+            .await
+            .map_err(|error| format!("cannot write into the library: {error}"))?;
+        Ok(target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_in_the_text() {
+        assert_eq!(
+            find_arxiv_id("arXiv:2401.01234v2 [astro-ph.CO] 3 Jan 2024").as_deref(),
+            Some("2401.01234")
+        );
+        assert_eq!(
+            find_arxiv_id("astro-ph/0601001v1").as_deref(),
+            Some("astro-ph/0601001")
+        );
+        assert_eq!(find_arxiv_id("see Table 2401.01234"), None);
+        assert_eq!(
+            find_doi("DOI: 10.1051/0004-6361/202346488.").as_deref(),
+            Some("10.1051/0004-6361/202346488")
+        );
+        assert_eq!(
+            find_doi("https://doi.org/10.3847/1538-4357/ab1234)").as_deref(),
+            Some("10.3847/1538-4357/ab1234")
+        );
+        assert!(!plausible_title("Microsoft Word - draft3.docx"));
+        assert!(!plausible_title("ms.dvi"));
+        assert!(plausible_title("The Tip of the Red Giant Branch"));
+    }
+}

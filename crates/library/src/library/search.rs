@@ -1,0 +1,186 @@
+//! Hybrid retrieval: FTS5 BM25 and vector nearest neighbours, fused by reciprocal rank.
+//! Without an embedding model (or before anything is embedded) it is BM25 alone, and
+//! says so.
+
+use std::collections::{HashMap, HashSet};
+
+use asterism_store::{ChunkHit, PaperFilter, Store, StoreError};
+
+use crate::library::embed::Embedder;
+use crate::library::vectors::{VectorIndex, nearest};
+
+/// Reciprocal-rank-fusion constant (the usual 60).
+const RRF_K: f64 = 60.0;
+/// Results taken from each side before fusion.
+const PER_SIDE: usize = 50;
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub chunk: ChunkHit,
+    /// The fused score (higher is better).
+    pub score: f64,
+    /// 1-based rank in the BM25 list, if it was there.
+    pub bm25_rank: Option<usize>,
+    /// 1-based rank in the vector list, if it was there.
+    pub vector_rank: Option<usize>,
+    /// Cosine similarity to the query, when vectors were used.
+    pub similarity: Option<f64>,
+}
+
+/// Which signals a search used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    Hybrid,
+    Bm25,
+    Vector,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    pub mode: SearchMode,
+    /// Why it was not hybrid, in words.
+    pub note: Option<String>,
+}
+
+/// The query as a safe FTS5 expression: each word quoted (so `"`, `*`, `NEAR`, `AND`
+/// and parentheses are plain text), any of them may match. `None` when there are no
+/// words.
+pub fn fts_query(query: &str) -> Option<String> {
+    let words: Vec<String> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| !word.is_empty())
+        .take(32)
+        .map(|word| format!("\"{word}\""))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" OR "))
+}
+
+/// Fuses ranked lists: score = Σ 1 / (60 + rank).
+fn fuse(lists: &[&[i64]]) -> Vec<(i64, f64)> {
+    let mut scores: HashMap<i64, f64> = HashMap::new();
+    for list in lists {
+        for (rank, id) in list.iter().enumerate() {
+            *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    fused
+}
+
+/// Searches the library.
+pub async fn search(
+    store: &Store,
+    index: &VectorIndex,
+    embedder: Option<&dyn Embedder>,
+    query: &str,
+    filter: &PaperFilter,
+    k: usize,
+) -> Result<SearchResults, StoreError> {
+    let bm25: Vec<i64> = match fts_query(query) {
+        Some(expression) => store
+            .fts_chunks(&expression, filter, PER_SIDE as i64)
+            .await?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect(),
+        None => Vec::new(),
+    };
+    let (total, embedded) = store.chunk_counts().await?;
+    let mut note = None;
+    let mut similarity: HashMap<i64, f64> = HashMap::new();
+    let mut vector: Vec<i64> = Vec::new();
+    match embedder {
+        None => {
+            note = Some("no embedding model is configured: keyword (BM25) search only".to_string())
+        }
+        Some(_) if embedded == 0 => {
+            note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
+        }
+        Some(embedder) => match embedder.embed(&[query.to_string()]).await {
+            Ok(mut vectors) if !vectors.is_empty() => {
+                let query_vector = vectors.swap_remove(0);
+                let allowed: Option<HashSet<i64>> = if filter.is_empty() {
+                    None
+                } else {
+                    Some(
+                        store
+                            .chunk_ids_matching(filter)
+                            .await?
+                            .into_iter()
+                            .collect(),
+                    )
+                };
+                for (id, sim) in
+                    nearest(store, index, &query_vector, PER_SIDE, allowed.as_ref()).await?
+                {
+                    similarity.insert(id, sim);
+                    vector.push(id);
+                }
+                if embedded < total {
+                    note = Some(format!(
+                        "{} of {total} passages are embedded so far; the rest are found by keywords only",
+                        embedded
+                    ));
+                }
+            }
+            Ok(_) => {
+                note = Some("the embedding model returned nothing: keyword search only".into())
+            }
+            Err(error) => note = Some(format!("{error}: keyword (BM25) search only")),
+        },
+    }
+    let mode = match (bm25.is_empty(), vector.is_empty()) {
+        (_, true) => SearchMode::Bm25,
+        (true, false) => SearchMode::Vector,
+        (false, false) => SearchMode::Hybrid,
+    };
+    let fused = fuse(&[&bm25, &vector]);
+    let top: Vec<(i64, f64)> = fused.into_iter().take(k).collect();
+    let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
+    let chunks = store.chunk_hits(&ids).await?;
+    let hits = chunks
+        .into_iter()
+        .zip(top)
+        .map(|(chunk, (id, score))| SearchHit {
+            bm25_rank: bm25.iter().position(|x| *x == id).map(|rank| rank + 1),
+            vector_rank: vector.iter().position(|x| *x == id).map(|rank| rank + 1),
+            similarity: similarity.get(&id).copied(),
+            score,
+            chunk,
+        })
+        .collect();
+    Ok(SearchResults { hits, mode, note })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts_syntax_in_a_query_is_plain_text() {
+        assert_eq!(
+            fts_query("\"TRGB\" NEAR(H0* (unbalanced").as_deref(),
+            Some("\"TRGB\" OR \"NEAR\" OR \"H0\" OR \"unbalanced\"")
+        );
+        assert_eq!(fts_query("*** ()"), None);
+        assert_eq!(
+            fts_query("Strömgren β"),
+            Some("\"Strömgren\" OR \"β\"".into())
+        );
+    }
+
+    #[test]
+    fn reciprocal_rank_fusion_rewards_agreement() {
+        let fused = fuse(&[&[1, 2, 3], &[3, 4, 1]]);
+        assert_eq!(fused[0].0, 1);
+        assert_eq!(fused[1].0, 3);
+        assert!(fused.iter().any(|(id, _)| *id == 4));
+    }
+}

@@ -1,0 +1,528 @@
+//! The paper library end to end on a real SQLite file: importing a messy folder,
+//! de-duplication, chunking, embedding through a loopback `/v1/embeddings`, hybrid
+//! search with filters, deleting, notes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use asterism_library::library::{
+    Chunker, Embedder, ImportOutcome, Library, RemoteEmbedder, SearchMode,
+};
+use asterism_library::papers::PaperSearch;
+use asterism_library::sources::ads::AdsClient;
+use asterism_library::sources::arxiv::ArxivClient;
+use asterism_store::{Note, PaperFilter, Store};
+use asterism_testkit::pdf::{build_pdf, text_page};
+use asterism_testkit::{FixtureServer, MockLlm, Script, all_routes, fixture_path};
+
+struct Setup {
+    dir: tempfile::TempDir,
+    _server: FixtureServer,
+    mock: MockLlm,
+    library: Library,
+}
+
+async fn setup(embeddings_fail_after: Option<usize>) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FixtureServer::start(all_routes()).await.unwrap();
+    let mock = MockLlm::start(Script {
+        embeddings_fail_after,
+        ..Script::default()
+    })
+    .await
+    .unwrap();
+    let store = Store::open_in_dir(&dir.path().join("data")).await.unwrap();
+    let papers = PaperSearch {
+        ads: AdsClient::new(
+            format!("{}/ads", server.url()),
+            None,
+            Duration::from_secs(5),
+        )
+        .unwrap(),
+        arxiv: ArxivClient::new(
+            format!("{}/arxiv-api", server.url()),
+            Duration::from_secs(5),
+        )
+        .unwrap()
+        .with_interval(Duration::ZERO),
+        store: store.clone(),
+    };
+    let embedder: Arc<dyn Embedder> =
+        Arc::new(RemoteEmbedder::new(&mock.base_url(), None, "mock-embedding").unwrap());
+    let library = Library::new(
+        store,
+        papers,
+        Chunker::characters(),
+        &dir.path().join("data"),
+        Some(embedder),
+    );
+    Setup {
+        dir,
+        _server: server,
+        mock,
+        library,
+    }
+}
+
+fn copy_fixture(name: &str, to: &Path) -> PathBuf {
+    std::fs::copy(fixture_path(&format!("pdfs/{name}")), to).unwrap();
+    to.to_path_buf()
+}
+
+/// A messy folder: two real papers, the same file twice, a preprint and a re-saved
+/// copy of it (different bytes, same arXiv id), a note, a damaged PDF, an encrypted and
+/// a scanned one, in a subfolder too.
+fn messy_folder(root: &Path) -> PathBuf {
+    let folder = root.join("papers");
+    std::fs::create_dir_all(folder.join("older")).unwrap();
+    copy_fixture("gammapy_v1_ms.pdf", &folder.join("gammapy.pdf"));
+    copy_fixture("rudolf_ms.pdf", &folder.join("rudolf.pdf"));
+    copy_fixture("rudolf_ms.pdf", &folder.join("older/rudolf copy.pdf"));
+    copy_fixture("paperqa_2407.01603.pdf", &folder.join("paperqa.pdf"));
+    let mut resaved = std::fs::read(fixture_path("pdfs/paperqa_2407.01603.pdf")).unwrap();
+    resaved.extend_from_slice(b"\n% re-saved by a viewer\n");
+    std::fs::write(folder.join("older/paperqa-v2.pdf"), resaved).unwrap();
+    std::fs::write(folder.join("reading list.txt"), "to read: TRGB papers").unwrap();
+    let mut damaged = std::fs::read(fixture_path("pdfs/rudolf_ms.pdf")).unwrap();
+    damaged.truncate(4000);
+    std::fs::write(folder.join("damaged.pdf"), damaged).unwrap();
+    let page = text_page(&["The tip of the red giant branch is a standard candle."]);
+    std::fs::write(folder.join("locked.pdf"), build_pdf(&[page], true)).unwrap();
+    std::fs::write(
+        folder.join("scan.pdf"),
+        build_pdf(&["0 0 1 rg 10 10 100 100 re f".to_string()], false),
+    )
+    .unwrap();
+    folder
+}
+
+#[tokio::test]
+async fn a_messy_folder_imports_file_by_file_and_searches() {
+    let setup = setup(None).await;
+    let folder = messy_folder(setup.dir.path());
+    let progress_calls = std::sync::atomic::AtomicUsize::new(0);
+    let items = setup
+        .library
+        .import(std::slice::from_ref(&folder), false, &|done, total, _| {
+            assert!(done <= total);
+            progress_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .await;
+    assert_eq!(items.len(), 9);
+    assert_eq!(progress_calls.into_inner(), 9);
+    let outcome = |name: &str| {
+        items
+            .iter()
+            .find(|item| item.path.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} missing from {items:#?}"))
+            .outcome
+            .clone()
+    };
+    let ImportOutcome::Imported {
+        chunks,
+        identified,
+        title,
+        ..
+    } = outcome("papers/gammapy.pdf")
+    else {
+        panic!("{:?}", outcome("gammapy.pdf"));
+    };
+    assert!(chunks > 50, "{chunks}");
+    assert!(!identified, "offline: unidentified");
+    assert!(title.contains("Gammapy"), "{title}");
+    // Files come in path order: older/ before the top-level copies.
+    assert!(matches!(
+        outcome("older/rudolf copy.pdf"),
+        ImportOutcome::Imported { .. }
+    ));
+    assert!(matches!(
+        outcome("papers/rudolf.pdf"),
+        ImportOutcome::Duplicate { .. }
+    ));
+    assert!(matches!(
+        outcome("older/paperqa-v2.pdf"),
+        ImportOutcome::Imported { .. }
+    ));
+    assert!(matches!(
+        outcome("papers/paperqa.pdf"),
+        ImportOutcome::Linked { .. }
+    ));
+    assert!(matches!(
+        outcome("reading list.txt"),
+        ImportOutcome::Skipped { .. }
+    ));
+    let ImportOutcome::Failed { reason } = outcome("damaged.pdf") else {
+        panic!("{:?}", outcome("damaged.pdf"))
+    };
+    assert!(
+        reason.contains("damaged") || reason.contains("truncated"),
+        "{reason}"
+    );
+    let ImportOutcome::Imported {
+        warning: Some(warning),
+        chunks: 0,
+        ..
+    } = outcome("locked.pdf")
+    else {
+        panic!("{:?}", outcome("locked.pdf"))
+    };
+    assert!(warning.contains("encrypted"), "{warning}");
+    let ImportOutcome::Imported {
+        warning: Some(warning),
+        ..
+    } = outcome("scan.pdf")
+    else {
+        panic!("{:?}", outcome("scan.pdf"))
+    };
+    assert!(warning.contains("no text layer"), "{warning}");
+
+    // The originals are untouched; the library has its own copies.
+    assert!(folder.join("gammapy.pdf").is_file());
+    let store = &setup.library.store;
+    let papers = store.library_papers(&PaperFilter::default()).await.unwrap();
+    assert_eq!(papers.len(), 5, "{papers:#?}");
+    let paperqa = papers
+        .iter()
+        .find(|p| p.arxiv_id.as_deref() == Some("2407.01603"))
+        .unwrap();
+    assert_eq!(
+        paperqa.files.len(),
+        2,
+        "preprint and re-saved copy kept together"
+    );
+    for paper in &papers {
+        for file in &paper.files {
+            assert!(
+                file.path
+                    .starts_with(setup.dir.path().join("data/papers").to_str().unwrap())
+            );
+            assert!(Path::new(&file.path).is_file());
+        }
+    }
+
+    // Importing the folder again changes nothing.
+    let again = setup.library.import(&[folder], false, &|_, _, _| {}).await;
+    assert!(
+        again
+            .iter()
+            .all(|item| !matches!(item.outcome, ImportOutcome::Imported { .. }))
+    );
+    assert_eq!(
+        store
+            .library_papers(&PaperFilter::default())
+            .await
+            .unwrap()
+            .len(),
+        5
+    );
+
+    // Keyword search before anything is embedded says it is keyword-only.
+    let results = setup
+        .library
+        .search(
+            "Gammapy DL3 instrument response functions",
+            &PaperFilter::default(),
+            5,
+        )
+        .await
+        .unwrap();
+    assert_eq!(results.mode, SearchMode::Bm25);
+    assert!(
+        results
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("nothing is embedded yet")
+    );
+    assert!(results.hits[0].chunk.title.contains("Gammapy"));
+    assert_eq!(
+        results.hits[0].chunk.original_name.as_deref(),
+        Some("gammapy.pdf")
+    );
+    assert!(results.hits[0].chunk.page.is_some());
+
+    // Embed everything, then search by meaning and keywords together.
+    let report = setup.library.index(&|_, _| {}).await.unwrap().unwrap();
+    assert!(report.error.is_none(), "{report:?}");
+    assert_eq!(report.remaining, 0);
+    assert!(report.embedded > 100, "{report:?}");
+    let results = setup
+        .library
+        .search(
+            "rotation periods and lithium give the age of the δ Lyr cluster",
+            &PaperFilter::default(),
+            5,
+        )
+        .await
+        .unwrap();
+    assert_eq!(results.mode, SearchMode::Hybrid);
+    assert!(results.note.is_none());
+    let top = &results.hits[0];
+    assert!(
+        top.chunk.original_name.as_deref() == Some("rudolf copy.pdf"),
+        "{top:#?}"
+    );
+    assert!(top.bm25_rank.is_some() && top.vector_rank.is_some());
+
+    // Filters: one paper only.
+    let gammapy_id = papers
+        .iter()
+        .find(|p| p.title.contains("Gammapy"))
+        .unwrap()
+        .id
+        .clone();
+    let only = PaperFilter {
+        paper_id: Some(gammapy_id.clone()),
+        ..PaperFilter::default()
+    };
+    let results = setup.library.search("planet", &only, 5).await.unwrap();
+    assert!(
+        results
+            .hits
+            .iter()
+            .all(|hit| hit.chunk.paper_id == gammapy_id)
+    );
+
+    // FTS5 syntax in a query is plain text, not an error.
+    for query in ["\"unbalanced", "NEAR(gamma*", "((", "AND OR NOT", "*"] {
+        setup
+            .library
+            .search(query, &PaperFilter::default(), 5)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_embedding_endpoint_failing_half_way_leaves_a_consistent_index_that_resumes() {
+    let setup = setup(Some(33)).await;
+    let folder = setup.dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    copy_fixture("rudolf_ms.pdf", &folder.join("rudolf.pdf"));
+    setup.library.import(&[folder], false, &|_, _, _| {}).await;
+    let store = &setup.library.store;
+    let (total, _) = store.chunk_counts().await.unwrap();
+    assert!(total > 33, "{total}");
+    let report = setup.library.index(&|_, _| {}).await.unwrap().unwrap();
+    assert!(
+        report.error.as_deref().unwrap().contains("HTTP 500"),
+        "{report:?}"
+    );
+    assert_eq!(
+        report.embedded, 32,
+        "one batch of 32 went through before the failure"
+    );
+    assert_eq!(report.remaining, total - 32);
+    // Search still works on what is there, and says it is partial.
+    let results = setup
+        .library
+        .search("Kepler 1627", &PaperFilter::default(), 5)
+        .await
+        .unwrap();
+    assert!(!results.hits.is_empty());
+    assert!(
+        results.note.as_deref().unwrap().contains("32 of"),
+        "{:?}",
+        results.note
+    );
+
+    // A working endpoint (same model name) picks up where it stopped.
+    let working = MockLlm::start(Script::default()).await.unwrap();
+    let mut resumed = setup.library.clone();
+    resumed.embedder = Some(Arc::new(
+        RemoteEmbedder::new(&working.base_url(), None, "mock-embedding").unwrap(),
+    ));
+    let report = resumed.index(&|_, _| {}).await.unwrap().unwrap();
+    assert_eq!(report.embedded as i64, total - 32);
+    assert_eq!(report.remaining, 0);
+    drop(setup.mock);
+}
+
+#[tokio::test]
+async fn deleting_a_paper_removes_its_passages_vectors_and_files_but_keeps_notes() {
+    let setup = setup(None).await;
+    let folder = setup.dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    copy_fixture("rudolf_ms.pdf", &folder.join("rudolf.pdf"));
+    copy_fixture("celerite_ms.pdf", &folder.join("celerite.pdf"));
+    setup.library.import(&[folder], false, &|_, _, _| {}).await;
+    setup.library.index(&|_, _| {}).await.unwrap();
+    let store = &setup.library.store;
+    let papers = store.library_papers(&PaperFilter::default()).await.unwrap();
+    let rudolf = papers
+        .iter()
+        .find(|p| p.files[0].original_name.as_deref() == Some("rudolf.pdf"))
+        .unwrap();
+    let note = store
+        .add_note(&Note {
+            id: String::new(),
+            paper_id: Some(rudolf.id.clone()),
+            paper_label: None,
+            page: Some(3),
+            quote: Some("Kepler 1627Ab".into()),
+            comment: "age of the δ Lyr cluster".into(),
+            color: Some("yellow".into()),
+            rects: serde_json::json!([{"x": 72, "y": 500, "width": 200, "height": 12}]),
+            created_at: String::new(),
+            updated_at: String::new(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.notes(Some(&rudolf.id)).await.unwrap().len(), 1);
+    assert_eq!(
+        store.search_notes("\"cluster\"", 5).await.unwrap()[0].id,
+        note.id
+    );
+    let (before, embedded_before) = store.chunk_counts().await.unwrap();
+    assert_eq!(before, embedded_before);
+
+    assert!(setup.library.delete(&rudolf.id, false).await.unwrap());
+    assert!(!Path::new(&rudolf.files[0].path).exists());
+    let (after, embedded_after) = store.chunk_counts().await.unwrap();
+    assert_eq!(before - after, rudolf.chunks);
+    assert_eq!(after, embedded_after);
+    let results = setup
+        .library
+        .search("Kepler 1627", &PaperFilter::default(), 10)
+        .await
+        .unwrap();
+    assert!(
+        results
+            .hits
+            .iter()
+            .all(|hit| hit.chunk.paper_id != rudolf.id)
+    );
+    let kept = store.notes(None).await.unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].paper_id, None);
+    assert_eq!(kept[0].paper_label.as_deref(), Some(rudolf.title.as_str()));
+    assert!(!setup.library.delete(&rudolf.id, false).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_file_that_disappears_mid_import_and_a_2000_page_pdf() {
+    let setup = setup(None).await;
+    let folder = setup.dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    // Realistic pages: a running header and a page number (dropped as such) around
+    // body lines that differ from page to page.
+    let words = [
+        "spiral",
+        "elliptical",
+        "dwarf",
+        "irregular",
+        "lenticular",
+        "peculiar",
+        "barred",
+    ];
+    let pages: Vec<String> = (1..=2000usize)
+        .map(|n| {
+            let body: Vec<String> = (0..8)
+                .map(|line| {
+                    format!(
+                        "Object J{n:04}+{line:04} is a {} galaxy with a tip magnitude of {}.{} mag.",
+                        words[(n + line) % words.len()],
+                        20 + (n * 7 + line) % 9,
+                        (n * 13 + line * 3) % 100
+                    )
+                })
+                .collect();
+            let mut lines = vec!["A very long survey catalogue".to_string()];
+            lines.extend(body);
+            lines.push(n.to_string());
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            text_page(&lines)
+        })
+        .collect();
+    std::fs::write(folder.join("a-long.pdf"), build_pdf(&pages, false)).unwrap();
+    copy_fixture("rudolf_ms.pdf", &folder.join("b-vanishing.pdf"));
+    let vanishing = folder.join("b-vanishing.pdf");
+    let items = setup
+        .library
+        .import(&[folder], false, &|done, _, _| {
+            if done == 1 {
+                std::fs::remove_file(&vanishing).unwrap();
+            }
+        })
+        .await;
+    let ImportOutcome::Imported { chunks, .. } = &items[0].outcome else {
+        panic!("{:?}", items[0]);
+    };
+    assert!(*chunks >= 200, "{chunks}");
+    let ImportOutcome::Failed { reason } = &items[1].outcome else {
+        panic!("{:?}", items[1]);
+    };
+    assert!(reason.contains("disappeared"), "{reason}");
+    let results = setup
+        .library
+        .search("J1999+0004", &PaperFilter::default(), 3)
+        .await
+        .unwrap();
+    let page = results.hits[0].chunk.page.unwrap();
+    assert!((1985..=1999).contains(&page), "{page}");
+    assert!(results.hits[0].chunk.text.contains("J1999+0004"));
+}
+
+#[test]
+fn titles_come_from_the_metadata_or_the_largest_text_on_page_one() {
+    for (name, expected) in [
+        ("gammapy_v1_ms.pdf", "Gammapy"),
+        ("rudolf_ms.pdf", "Mini-Neptune in the Kepler Field"),
+        ("celerite_ms.pdf", "Gaussian process"),
+        ("paperqa_2407.01603.pdf", "Language"),
+    ] {
+        let bytes = std::fs::read(fixture_path(&format!("pdfs/{name}"))).unwrap();
+        let text = asterism_library::parse::extract_pdf(&bytes).unwrap();
+        // As the importer does: believable Title metadata, else the largest text.
+        let guess = text
+            .title
+            .clone()
+            .filter(|title| title.split_whitespace().count() >= 3)
+            .or(text.title_guess.clone())
+            .unwrap_or_default();
+        assert!(
+            guess.to_lowercase().contains(&expected.to_lowercase()),
+            "{name}: {guess:?} (metadata {:?})",
+            text.title
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_local_model_embeds_by_meaning_and_chunks_by_its_tokens() {
+    let model = asterism_library::library::local::LocalModel::find()
+        .expect("the local embedding model is not installed: run scripts/install-deps.sh");
+    let embedder = model.load().unwrap();
+    let texts: Vec<String> = [
+        "The distance to NGC 4258 from the tip of the red giant branch.",
+        "TRGB distances calibrate type Ia supernovae and the Hubble constant.",
+        "Gammapy reads DL3 event lists from Cherenkov telescopes.",
+    ]
+    .iter()
+    .map(|text| text.to_string())
+    .collect();
+    let vectors = embedder.embed(&texts).await.unwrap();
+    assert_eq!(vectors.len(), 3);
+    for vector in &vectors {
+        assert_eq!(vector.len(), 384);
+        let norm: f32 = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-3);
+    }
+    let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    assert!(cosine(&vectors[0], &vectors[1]) > cosine(&vectors[0], &vectors[2]) + 0.1);
+
+    let chunker = model.chunker().unwrap();
+    assert!(chunker.uses_tokens());
+    let text = asterism_library::parse::parse_pdf_bytes(
+        &std::fs::read(fixture_path("pdfs/rudolf_ms.pdf")).unwrap(),
+    )
+    .unwrap();
+    let chunks = chunker.chunk(&text.markdown);
+    assert!(chunks.len() > 20);
+    let tokenizer = tokenizers::Tokenizer::from_file(model.dir.join("tokenizer.json")).unwrap();
+    for chunk in &chunks {
+        let tokens = tokenizer.encode(chunk.text.as_str(), false).unwrap().len();
+        assert!(tokens <= 250, "{tokens} tokens: {}", chunk.text);
+    }
+}
