@@ -21,6 +21,8 @@ CREATE TRIGGER chunks_vectors_ad AFTER DELETE ON chunks BEGIN
     DELETE FROM chunk_vectors WHERE rowid = old.id;
 END;
 CREATE INDEX chunks_paper ON chunks(paper_id);
+-- BM25 with the section title at half the weight of the text, as FTS5's `rank`.
+INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5)');
 
 -- Notes outlive their paper unless asked: keep what it was.
 ALTER TABLE notes ADD COLUMN paper_label TEXT;

@@ -249,51 +249,37 @@ impl Store {
         Ok(())
     }
 
-    /// Every stored vector, `batch` at a time, in rowid order: calls `each` per batch.
+    /// Every stored vector, streamed in one pass: calls `each` per batch of `batch`.
     pub async fn scan_vectors(
         &self,
-        batch: i64,
+        batch: usize,
         mut each: impl FnMut(&[(i64, Vec<f32>)]),
     ) -> Result<()> {
-        let mut after = i64::MIN;
-        loop {
-            let rows = sqlx::query(
-                "SELECT rowid, embedding FROM chunk_vectors WHERE rowid > ? ORDER BY rowid LIMIT ?",
-            )
-            .bind(after)
-            .bind(batch)
-            .fetch_all(&self.pool)
-            .await?;
-            if rows.is_empty() {
-                return Ok(());
+        use futures::TryStreamExt;
+        let mut rows = sqlx::query("SELECT rowid, embedding FROM chunk_vectors").fetch(&self.pool);
+        let mut vectors = Vec::with_capacity(batch);
+        while let Some(row) = rows.try_next().await? {
+            let id: i64 = row.try_get("rowid")?;
+            let blob: &[u8] = row.try_get("embedding")?;
+            vectors.push((id, crate::blob_to_vector(blob)));
+            if vectors.len() == batch {
+                each(&vectors);
+                vectors.clear();
             }
-            let mut vectors = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let id: i64 = row.try_get("rowid")?;
-                let blob: Vec<u8> = row.try_get("embedding")?;
-                vectors.push((id, crate::blob_to_vector(&blob)));
-                after = id;
-            }
+        }
+        if !vectors.is_empty() {
             each(&vectors);
         }
+        Ok(())
     }
 
-    /// Exact cosine distances of the query to these chunks' stored vectors.
-    pub async fn vector_distances(&self, query: &[f32], ids: &[i64]) -> Result<Vec<(i64, f64)>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let rows = sqlx::query(
-            "SELECT rowid, vec_distance_cosine(embedding, ?1) AS distance FROM chunk_vectors
-             WHERE rowid IN (SELECT value FROM json_each(?2))",
+    /// How many chunks wait for a vector (fast: a partial index).
+    pub async fn pending_chunks(&self) -> Result<i64> {
+        Ok(
+            sqlx::query_scalar("SELECT COUNT(*) FROM chunks WHERE embedded = 0")
+                .fetch_one(&self.pool)
+                .await?,
         )
-        .bind(crate::vector_to_blob(query))
-        .bind(serde_json::to_string(ids)?)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|row| Ok((row.try_get("rowid")?, row.try_get("distance")?)))
-            .collect()
     }
 
     /// BM25 search over chunk texts and section titles: (chunk id, score), best first
@@ -305,18 +291,30 @@ impl Store {
         filter: &PaperFilter,
         limit: i64,
     ) -> Result<Vec<(i64, f64)>> {
-        let sql = concat!(
-            "SELECT c.id AS id, bm25(chunks_fts, 1.0, 0.5) AS score
-             FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN papers p ON p.id = c.paper_id
-             WHERE chunks_fts MATCH ?6 AND ",
-            filter_sql!(),
-            " ORDER BY score LIMIT ?7"
-        );
-        let rows = bind_filter!(sqlx::query(sql), filter)
+        // FTS5 orders by `rank` (bm25 with the section at half weight) without sorting
+        // every match; the filtered form joins the papers.
+        let rows = if filter.is_empty() {
+            sqlx::query(
+                "SELECT rowid AS id, rank AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+            )
             .bind(query)
             .bind(limit)
             .fetch_all(&self.pool)
-            .await?;
+            .await?
+        } else {
+            let sql = concat!(
+                "SELECT c.id AS id, chunks_fts.rank AS score
+                 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN papers p ON p.id = c.paper_id
+                 WHERE chunks_fts MATCH ?6 AND ",
+                filter_sql!(),
+                " ORDER BY chunks_fts.rank LIMIT ?7"
+            );
+            bind_filter!(sqlx::query(sql), filter)
+                .bind(query)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?
+        };
         rows.iter()
             .map(|row| Ok((row.try_get("id")?, -row.try_get::<f64, _>("score")?)))
             .collect()

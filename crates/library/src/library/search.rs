@@ -52,14 +52,35 @@ pub struct SearchResults {
 /// and parentheses are plain text), any of them may match. `None` when there are no
 /// words.
 pub fn fts_query(query: &str) -> Option<String> {
-    let words: Vec<String> = query
+    let all: Vec<&str> = query
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|word| !word.is_empty())
+        .collect();
+    // Question words and function words match nearly every passage: they would cost
+    // time and rank nothing. Kept only when the query has nothing else.
+    let content: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|word| !STOP_WORDS.contains(&word.to_lowercase().as_str()))
+        .collect();
+    let words = if content.is_empty() { all } else { content };
+    let quoted: Vec<String> = words
+        .into_iter()
         .take(32)
         .map(|word| format!("\"{word}\""))
         .collect();
-    (!words.is_empty()).then(|| words.join(" OR "))
+    (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
+
+/// English function words and question words left out of keyword queries.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in",
+    "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "say", "says", "so", "some",
+    "than", "that", "the", "their", "them", "there", "these", "they", "this", "those", "to", "was",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
+    "your",
+];
 
 /// Fuses ranked lists: score = Σ 1 / (60 + rank).
 fn fuse(lists: &[&[i64]]) -> Vec<(i64, f64)> {
@@ -92,15 +113,17 @@ pub async fn search(
             .collect(),
         None => Vec::new(),
     };
-    let (total, embedded) = store.chunk_counts().await?;
     let mut note = None;
     let mut similarity: HashMap<i64, f64> = HashMap::new();
     let mut vector: Vec<i64> = Vec::new();
+    if embedder.is_some() {
+        index.ensure_loaded(store).await?;
+    }
     match embedder {
         None => {
             note = Some("no embedding model is configured: keyword (BM25) search only".to_string())
         }
-        Some(_) if embedded == 0 => {
+        Some(_) if index.is_empty() => {
             note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
         }
         Some(embedder) => match embedder.embed(&[query.to_string()]).await {
@@ -123,10 +146,10 @@ pub async fn search(
                     similarity.insert(id, sim);
                     vector.push(id);
                 }
-                if embedded < total {
+                if store.pending_chunks().await? > 0 {
+                    let (total, embedded) = store.chunk_counts().await?;
                     note = Some(format!(
-                        "{} of {total} passages are embedded so far; the rest are found by keywords only",
-                        embedded
+                        "{embedded} of {total} passages are embedded so far; the rest are found by keywords only"
                     ));
                 }
             }
@@ -174,6 +197,11 @@ mod tests {
             fts_query("Strömgren β"),
             Some("\"Strömgren\" OR \"β\"".into())
         );
+        assert_eq!(
+            fts_query("What do the papers say about the TRGB?").as_deref(),
+            Some("\"papers\" OR \"TRGB\"")
+        );
+        assert_eq!(fts_query("the"), Some("\"the\"".into()));
     }
 
     #[test]

@@ -1,0 +1,529 @@
+//! The library's figures: ingest throughput (import + parse + chunk + local embedding),
+//! vector and hybrid query latency with recall against exact search on synthetic
+//! clustered 384-d vectors, and retrieval quality (hit@3) on real papers.
+//!
+//! `cargo bench -p asterism-library --bench library` (100k vectors); set
+//! `BENCH_SIZES=100000,1000000` for the 1M figure and `ASTERISM_BENCH_PDFS=../shared/pdfs`
+//! to ingest another folder (default: the test fixtures).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use asterism_library::library::embed::{EmbedError, Embedder};
+use asterism_library::library::local::LocalModel;
+use asterism_library::library::vectors::{VectorIndex, nearest};
+use asterism_library::library::{Library, search::search};
+use asterism_library::papers::PaperSearch;
+use asterism_library::sources::ads::AdsClient;
+use asterism_library::sources::arxiv::ArxivClient;
+use asterism_protocol::PaperRecord;
+use asterism_store::{NewChunk, PaperFilter, Store};
+use async_trait::async_trait;
+
+fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index]
+}
+
+/// A small deterministic generator (xorshift), so runs are comparable.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    /// Roughly normal (sum of uniforms).
+    fn normal(&mut self) -> f32 {
+        (0..4).map(|_| self.unit()).sum::<f32>() - 2.0
+    }
+}
+
+fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= n);
+}
+
+fn papers(store: &Store) -> PaperSearch {
+    PaperSearch {
+        ads: AdsClient::new(
+            "http://127.0.0.1:9".to_string(),
+            None,
+            Duration::from_secs(1),
+        )
+        .unwrap(),
+        arxiv: ArxivClient::new("http://127.0.0.1:9".to_string(), Duration::from_secs(1)).unwrap(),
+        store: store.clone(),
+    }
+}
+
+/// Returns the vector stored for a query text.
+struct FixedEmbedder(HashMap<String, Vec<f32>>);
+
+#[async_trait]
+impl Embedder for FixedEmbedder {
+    fn name(&self) -> String {
+        "fixed".into()
+    }
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|t| self.0.get(t).cloned().unwrap_or_else(|| vec![0.0; 384]))
+            .collect())
+    }
+}
+
+async fn ingest() {
+    let folder = std::env::var_os("ASTERISM_BENCH_PDFS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures/pdfs")
+        });
+    let Some(model) = LocalModel::find() else {
+        println!("ingest: the local model is not installed (scripts/install-deps.sh); skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    let embedder: Arc<dyn Embedder> = Arc::new(model.load().unwrap());
+    // Load the model outside the timing.
+    embedder.embed(&["warm up".to_string()]).await.unwrap();
+    let library = Library::new(
+        store.clone(),
+        papers(&store),
+        model.chunker().unwrap(),
+        dir.path(),
+        Some(embedder),
+    );
+    let started = Instant::now();
+    let items = library
+        .import(std::slice::from_ref(&folder), false, &|_, _, _| {})
+        .await;
+    let imported = started.elapsed().as_secs_f64();
+    let pages: i64 = sqlx_pages(&store).await;
+    let (chunks, _) = store.chunk_counts().await.unwrap();
+    let started = Instant::now();
+    let report = library.index(&|_, _| {}).await.unwrap().unwrap();
+    let indexed = started.elapsed().as_secs_f64();
+    println!(
+        "ingest {} ({} files): import+parse+chunk {pages} pages in {imported:.2} s = {:.1} pages/s, {chunks} chunks = {:.1} chunks/s; \
+         local embeddings {} chunks in {indexed:.2} s = {:.1} chunks/s on {} threads; total {:.1} s",
+        folder.display(),
+        items.len(),
+        pages as f64 / imported,
+        chunks as f64 / imported,
+        report.embedded,
+        report.embedded as f64 / indexed,
+        std::thread::available_parallelism().map_or(1, usize::from),
+        imported + indexed
+    );
+}
+
+async fn sqlx_pages(store: &Store) -> i64 {
+    let mut pages = 0;
+    for paper in store.library_papers(&PaperFilter::default()).await.unwrap() {
+        if let Some(text) = store.paper_text(&paper.id).await.unwrap() {
+            pages += text.pages.unwrap_or(0);
+        }
+    }
+    pages
+}
+
+const VOCABULARY: &[&str] = &[
+    "galaxy",
+    "cluster",
+    "distance",
+    "redshift",
+    "luminosity",
+    "metallicity",
+    "spectrum",
+    "photometry",
+    "supernova",
+    "cepheid",
+    "branch",
+    "giant",
+    "tip",
+    "calibration",
+    "parallax",
+    "magnitude",
+    "extinction",
+    "dust",
+    "halo",
+    "disk",
+    "bulge",
+    "bar",
+    "spiral",
+    "elliptical",
+    "dwarf",
+    "stream",
+    "velocity",
+    "dispersion",
+    "rotation",
+    "curve",
+    "mass",
+    "dark",
+    "matter",
+    "lensing",
+    "shear",
+    "quasar",
+    "nucleus",
+    "accretion",
+    "jet",
+    "radio",
+    "infrared",
+    "ultraviolet",
+    "xray",
+    "gamma",
+    "neutrino",
+    "wave",
+    "merger",
+    "binary",
+    "planet",
+    "transit",
+    "exoplanet",
+    "atmosphere",
+    "star",
+    "formation",
+    "feedback",
+    "wind",
+    "outflow",
+    "gas",
+    "molecular",
+    "hydrogen",
+    "survey",
+    "catalog",
+];
+
+async fn vectors(n: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    let paper_id = store
+        .upsert_paper(&PaperRecord {
+            title: "synthetic".into(),
+            ..PaperRecord::default()
+        })
+        .await
+        .unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let centers: Vec<Vec<f32>> = (0..1000)
+        .map(|_| {
+            let mut v: Vec<f32> = (0..384).map(|_| rng.normal()).collect();
+            normalize(&mut v);
+            v
+        })
+        .collect();
+    let started = Instant::now();
+    let mut chunks = Vec::with_capacity(n);
+    let mut data: Vec<Vec<f32>> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let center = &centers[(rng.next() % 1000) as usize];
+        let mut v: Vec<f32> = center.iter().map(|c| c + 0.06 * rng.normal()).collect();
+        normalize(&mut v);
+        data.push(v);
+        // 40 words: 10% from 62 astronomy words (each in ~6% of passages), 45% from
+        // 2,000 common words (each in ~1%), 45% from 18,000 rare ones.
+        let words: Vec<String> = (0..40)
+            .map(|_| {
+                let r = rng.unit();
+                if r < 0.1 {
+                    VOCABULARY[(rng.next() % VOCABULARY.len() as u64) as usize].to_string()
+                } else if r < 0.55 {
+                    format!("w{}", rng.next() % 2_000)
+                } else {
+                    format!("w{}", 2_000 + rng.next() % 18_000)
+                }
+            })
+            .collect();
+        chunks.push(NewChunk {
+            page: Some(1),
+            section: None,
+            text: words.join(" "),
+        });
+    }
+    store.replace_chunks(&paper_id, &chunks).await.unwrap();
+    drop(chunks);
+    let ids: Vec<i64> = store
+        .chunks_to_embed(n as i64)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    for batch in ids.chunks(20_000).zip(data.chunks(20_000)) {
+        let pairs: Vec<(i64, Vec<f32>)> = batch
+            .0
+            .iter()
+            .copied()
+            .zip(batch.1.iter().cloned())
+            .collect();
+        store.store_vectors(&pairs).await.unwrap();
+    }
+    let inserted = started.elapsed().as_secs_f64();
+    let index = VectorIndex::new();
+    let started = Instant::now();
+    index.ensure_loaded(&store).await.unwrap();
+    let loaded = started.elapsed().as_secs_f64();
+
+    let queries: Vec<Vec<f32>> = (0..200)
+        .map(|_| {
+            let base = &data[(rng.next() % n as u64) as usize];
+            let mut q: Vec<f32> = base.iter().map(|x| x + 0.05 * rng.normal()).collect();
+            normalize(&mut q);
+            q
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let mut recall = 0.0;
+    for query in &queries {
+        let started = Instant::now();
+        let found = nearest(&store, &index, query, 10, None).await.unwrap();
+        latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+        // Exact top 10 in memory.
+        let mut exact: Vec<(f32, usize)> = data
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (-v.iter().zip(query).map(|(a, b)| a * b).sum::<f32>(), i))
+            .collect();
+        exact.select_nth_unstable_by(10, |a, b| a.0.total_cmp(&b.0));
+        let truth: std::collections::HashSet<i64> =
+            exact[..10].iter().map(|(_, i)| ids[*i]).collect();
+        recall += found.iter().filter(|(id, _)| truth.contains(id)).count() as f64 / 10.0;
+    }
+    let recall = recall / queries.len() as f64;
+    // Full hybrid: BM25 + vectors + fusion + fetching the hits.
+    let mut map = HashMap::new();
+    let texts: Vec<String> = (0..queries.len())
+        .map(|i| {
+            format!(
+                "{} {} {}",
+                VOCABULARY[i % 60],
+                VOCABULARY[(i * 7 + 3) % 60],
+                VOCABULARY[(i * 13 + 5) % 60]
+            )
+        })
+        .collect();
+    for (text, query) in texts.iter().zip(&queries) {
+        map.insert(text.clone(), query.clone());
+    }
+    let embedder = FixedEmbedder(map);
+    let mut keyword = Vec::new();
+    for text in &texts {
+        let expression = asterism_library::library::search::fts_query(text).unwrap();
+        let started = Instant::now();
+        store
+            .fts_chunks(&expression, &PaperFilter::default(), 50)
+            .await
+            .unwrap();
+        keyword.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let mut hybrid = Vec::new();
+    for text in &texts {
+        let started = Instant::now();
+        let results = search(
+            &store,
+            &index,
+            Some(&embedder),
+            text,
+            &PaperFilter::default(),
+            10,
+        )
+        .await
+        .unwrap();
+        hybrid.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(!results.hits.is_empty());
+    }
+    println!(
+        "vectors N={n}: insert {inserted:.1} s, bit index load {loaded:.2} s; vector part p50 {:.2} ms p95 {:.2} ms, recall@10 {recall:.3}; \
+         BM25 part p50 {:.2} ms p95 {:.2} ms; hybrid (BM25 + vectors + fusion + hits) p50 {:.2} ms p95 {:.2} ms",
+        percentile(&mut latencies.clone(), 0.5),
+        percentile(&mut latencies, 0.95),
+        percentile(&mut keyword.clone(), 0.5),
+        percentile(&mut keyword, 0.95),
+        percentile(&mut hybrid.clone(), 0.5),
+        percentile(&mut hybrid, 0.95),
+    );
+}
+
+/// Questions whose answer is on a known page of a fixture paper.
+const QUESTIONS: &[(&str, &str, &[i64])] = &[
+    (
+        "How long is the full Kepler data set of Kepler 1627 and at what cadence was it sampled?",
+        "rudolf",
+        &[3],
+    ),
+    (
+        "Which bright naked-eye stars appear near the delta Lyr cluster in the Kepler and TESS fields?",
+        "rudolf",
+        &[2],
+    ),
+    (
+        "What priors were used for the transit and stellar variability model of Kepler 1627b?",
+        "rudolf",
+        &[5],
+    ),
+    (
+        "How were the flux measurements of the phase-folded transit binned?",
+        "rudolf",
+        &[4],
+    ),
+    (
+        "For which kernel is the inverse of the covariance matrix tridiagonal?",
+        "celerite",
+        &[4],
+    ),
+    (
+        "How can a celerite term be interpreted as a quasiperiodic oscillator with a quality factor?",
+        "celerite",
+        &[5],
+    ),
+    (
+        "How is the likelihood computed in the simple example with three data points?",
+        "celerite",
+        &[6],
+    ),
+    (
+        "Which LU decomposition algorithms for banded matrices were compared?",
+        "celerite",
+        &[10],
+    ),
+    (
+        "Which covariance function is known as the Matern-3/2 function?",
+        "celerite",
+        &[14],
+    ),
+    (
+        "What is the gamma astro data format initiative?",
+        "gammapy",
+        &[2, 3],
+    ),
+    (
+        "How do instrument response functions depend on the detector coordinates?",
+        "gammapy",
+        &[5],
+    ),
+    (
+        "How do you create a WCS map and a HEALPix map with an energy axis?",
+        "gammapy",
+        &[8],
+    ),
+    (
+        "Which SED types are supported, such as dnde and eflux?",
+        "gammapy",
+        &[12],
+    ),
+    (
+        "Which source catalogs like 4FGL and 3HWC can be loaded?",
+        "gammapy",
+        &[14],
+    ),
+];
+
+async fn quality() {
+    let Some(model) = LocalModel::find() else {
+        println!("quality: the local model is not installed; skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    let embedder: Arc<dyn Embedder> = Arc::new(model.load().unwrap());
+    let library = Library::new(
+        store.clone(),
+        papers(&store),
+        model.chunker().unwrap(),
+        dir.path(),
+        Some(embedder.clone()),
+    );
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures/pdfs");
+    let files: Vec<PathBuf> = ["rudolf_ms.pdf", "celerite_ms.pdf", "gammapy_v1_ms.pdf"]
+        .iter()
+        .map(|f| fixtures.join(f))
+        .collect();
+    library.import(&files, false, &|_, _, _| {}).await;
+    library.index(&|_, _| {}).await.unwrap();
+    let bm25_only = Library {
+        embedder: None,
+        ..library.clone()
+    };
+    let (mut bm25, mut vector, mut hybrid) = (0, 0, 0);
+    for (question, paper, pages) in QUESTIONS {
+        let hit = |hits: &[(Option<String>, Option<i64>)]| {
+            hits.iter().take(3).any(|(name, page)| {
+                name.as_deref().is_some_and(|name| name.starts_with(paper))
+                    && page.is_some_and(|p| pages.contains(&p))
+            })
+        };
+        let as_pairs = |results: &asterism_library::library::SearchResults| {
+            results
+                .hits
+                .iter()
+                .map(|h| (h.chunk.original_name.clone(), h.chunk.page))
+                .collect::<Vec<_>>()
+        };
+        let b = bm25_only
+            .search(question, &PaperFilter::default(), 3)
+            .await
+            .unwrap();
+        bm25 += usize::from(hit(&as_pairs(&b)));
+        let h = library
+            .search(question, &PaperFilter::default(), 3)
+            .await
+            .unwrap();
+        hybrid += usize::from(hit(&as_pairs(&h)));
+        let q = embedder
+            .embed(&[question.to_string()])
+            .await
+            .unwrap()
+            .remove(0);
+        let near = nearest(&store, &library.index, &q, 3, None).await.unwrap();
+        let ids: Vec<i64> = near.iter().map(|(id, _)| *id).collect();
+        let v = store.chunk_hits(&ids).await.unwrap();
+        let pairs: Vec<(Option<String>, Option<i64>)> = v
+            .iter()
+            .map(|c| (c.original_name.clone(), c.page))
+            .collect();
+        vector += usize::from(hit(&pairs));
+    }
+    let n = QUESTIONS.len() as f64;
+    println!(
+        "quality ({} questions over 3 papers, local MiniLM): hit@3 BM25 {:.2}, vectors {:.2}, hybrid {:.2}",
+        QUESTIONS.len(),
+        bm25 as f64 / n,
+        vector as f64 / n,
+        hybrid as f64 / n
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    runtime.block_on(async {
+        if only.is_empty() || only == "ingest" {
+            ingest().await;
+        }
+        if only.is_empty() || only == "quality" {
+            quality().await;
+        }
+        if !(only.is_empty() || only == "vectors") {
+            return;
+        }
+        let sizes = std::env::var("BENCH_SIZES").unwrap_or_else(|_| "100000".into());
+        for size in sizes
+            .split(',')
+            .filter_map(|s| s.trim().parse::<usize>().ok())
+        {
+            vectors(size).await;
+        }
+    });
+}
