@@ -205,7 +205,11 @@ const VOCABULARY: &[&str] = &[
 
 async fn vectors(n: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    // BENCH_DB_DIR keeps the database for a look afterwards.
+    let db_dir = std::env::var_os("BENCH_DB_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.path().to_path_buf());
+    let store = Store::open_in_dir(&db_dir).await.unwrap();
     let paper_id = store
         .upsert_paper(&PaperRecord {
             title: "synthetic".into(),
@@ -301,13 +305,15 @@ async fn vectors(n: usize) {
     let recall = recall / queries.len() as f64;
     // Full hybrid: BM25 + vectors + fusion + fetching the hits.
     let mut map = HashMap::new();
+    // A question as people type it: function words, one astronomy word (in ~6% of the
+    // passages) and two ordinary ones (~1% each).
     let texts: Vec<String> = (0..queries.len())
         .map(|i| {
             format!(
-                "{} {} {}",
-                VOCABULARY[i % 60],
-                VOCABULARY[(i * 7 + 3) % 60],
-                VOCABULARY[(i * 13 + 5) % 60]
+                "what do the papers say about the {} of w{} and w{}",
+                VOCABULARY[i % VOCABULARY.len()],
+                (i * 37) % 2_000,
+                (i * 101 + 7) % 2_000
             )
         })
         .collect();
@@ -317,8 +323,17 @@ async fn vectors(n: usize) {
     let embedder = FixedEmbedder(map);
     let mut keyword = Vec::new();
     for text in &texts {
-        let expression = asterism_library::library::search::fts_query(text).unwrap();
         let started = Instant::now();
+        let expression = asterism_library::library::search::keyword_expression(&store, text)
+            .await
+            .unwrap()
+            .unwrap();
+        if std::env::var("BENCH_DEBUG").is_ok() {
+            eprintln!(
+                "{expression} after {:.2} ms",
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+        }
         store
             .fts_chunks(&expression, &PaperFilter::default(), 50)
             .await

@@ -273,6 +273,27 @@ impl Store {
         Ok(())
     }
 
+    /// How many passages match an FTS5 expression, counting no further than `cap`.
+    pub async fn fts_count(&self, query: &str, cap: i64) -> Result<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+        )
+        .bind(query)
+        .bind(cap)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// About how many passages there are (the highest id; exact unless some were
+    /// deleted), without counting them.
+    pub async fn chunk_id_high_water(&self) -> Result<i64> {
+        Ok(
+            sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM chunks")
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+
     /// How many chunks wait for a vector (fast: a partial index).
     pub async fn pending_chunks(&self) -> Result<i64> {
         Ok(

@@ -82,6 +82,38 @@ const STOP_WORDS: &[&str] = &[
     "your",
 ];
 
+/// Share of all passages above which a query word is "common".
+const COMMON_SHARE: f64 = 0.02;
+/// Below this many passages nothing is common (small libraries rank on every word).
+const COMMON_FLOOR: i64 = 200;
+
+/// The keyword expression for a query, with the common-terms cut of Lucene and
+/// Elasticsearch: words found in more than 2% of the passages add little to BM25 but
+/// cost the most (every passage holding them is scored), so when the query also has
+/// rarer words only those are matched. The vector side still reads every word.
+pub async fn keyword_expression(store: &Store, query: &str) -> Result<Option<String>, StoreError> {
+    let Some(expression) = fts_query(query) else {
+        return Ok(None);
+    };
+    let words: Vec<&str> = expression.split(" OR ").collect();
+    if words.len() < 2 {
+        return Ok(Some(expression));
+    }
+    let total = store.chunk_id_high_water().await?;
+    let cutoff = COMMON_FLOOR.max((total as f64 * COMMON_SHARE) as i64);
+    let mut rare = Vec::new();
+    for word in &words {
+        if store.fts_count(word, cutoff + 1).await? <= cutoff {
+            rare.push(*word);
+        }
+    }
+    Ok(Some(if rare.is_empty() {
+        expression
+    } else {
+        rare.join(" OR ")
+    }))
+}
+
 /// Fuses ranked lists: score = Σ 1 / (60 + rank).
 fn fuse(lists: &[&[i64]]) -> Vec<(i64, f64)> {
     let mut scores: HashMap<i64, f64> = HashMap::new();
@@ -104,7 +136,7 @@ pub async fn search(
     filter: &PaperFilter,
     k: usize,
 ) -> Result<SearchResults, StoreError> {
-    let bm25: Vec<i64> = match fts_query(query) {
+    let bm25: Vec<i64> = match keyword_expression(store, query).await? {
         Some(expression) => store
             .fts_chunks(&expression, filter, PER_SIDE as i64)
             .await?

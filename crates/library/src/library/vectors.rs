@@ -148,20 +148,35 @@ impl VectorIndex {
             return Vec::new();
         };
         let query_bits = to_bits(query);
-        let mut scored: Vec<(u32, usize)> = index
-            .bits
-            .iter()
-            .enumerate()
-            .filter(|(slot, _)| allowed.is_none_or(|allowed| allowed.contains(&index.ids[*slot])))
-            .map(|(slot, bits)| (hamming(&query_bits, bits), slot))
-            .collect();
+        // Distance and slot packed in one u64, so selecting the closest compares
+        // integers only.
+        let pack =
+            |slot: usize, bits: &Bits| (u64::from(hamming(&query_bits, bits)) << 32) | slot as u64;
+        let mut scored: Vec<u64> = match allowed {
+            None => index
+                .bits
+                .iter()
+                .enumerate()
+                .map(|(slot, bits)| pack(slot, bits))
+                .collect(),
+            Some(allowed) => index
+                .bits
+                .iter()
+                .enumerate()
+                .filter(|(slot, _)| allowed.contains(&index.ids[*slot]))
+                .map(|(slot, bits)| pack(slot, bits))
+                .collect(),
+        };
         if scored.len() > n {
             scored.select_nth_unstable(n);
             scored.truncate(n);
         }
         let mut rescored: Vec<(i64, f64)> = scored
             .into_iter()
-            .map(|(_, slot)| (index.ids[slot], index.similarity(slot, query)))
+            .map(|packed| {
+                let slot = (packed & 0xffff_ffff) as usize;
+                (index.ids[slot], index.similarity(slot, query))
+            })
             .collect();
         rescored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         rescored.truncate(k);
