@@ -67,6 +67,17 @@ pub enum LibraryCommand {
         #[arg(long)]
         delete_notes: bool,
     },
+    /// Give a paper another title (e.g. an unidentified one).
+    Rename { id: String, title: String },
+    /// Notes: of one paper, matching a query, or all.
+    Notes {
+        /// Words to look for in the quoted text and comments.
+        query: Option<String>,
+        #[arg(long)]
+        paper: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Put a paper in a collection.
     Collect { id: String, collection: String },
     /// Tag a paper.
@@ -450,6 +461,67 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
                 eprintln!("error: {id} is not in the library");
                 Ok(ExitCode::FAILURE)
             }
+        }
+        LibraryCommand::Rename { id, title } => {
+            anyhow::ensure!(!title.trim().is_empty(), "the title is empty");
+            let paper_id = local_or_fail(&services, &id).await?;
+            services
+                .store
+                .set_paper_title(&paper_id, title.trim())
+                .await?;
+            println!("{paper_id} is now titled {:?}", title.trim());
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryCommand::Notes { query, paper, json } => {
+            let notes = match (&query, &paper) {
+                (Some(query), _) => {
+                    let Some(expression) = asterism_library::library::search::fts_query(query)
+                    else {
+                        anyhow::bail!("the query has no words");
+                    };
+                    let found = services.store.search_notes(&expression, 100).await?;
+                    match &paper {
+                        Some(id) => {
+                            let paper_id = local_or_fail(&services, id).await?;
+                            found
+                                .into_iter()
+                                .filter(|note| note.paper_id.as_deref() == Some(paper_id.as_str()))
+                                .collect()
+                        }
+                        None => found,
+                    }
+                }
+                (None, Some(id)) => {
+                    let paper_id = local_or_fail(&services, id).await?;
+                    services.store.notes(Some(&paper_id)).await?
+                }
+                (None, None) => services.store.notes(None).await?,
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&notes)?);
+            } else if notes.is_empty() {
+                println!("no notes");
+            } else {
+                for note in &notes {
+                    let page = note.page.map(|p| format!(" p. {p}")).unwrap_or_default();
+                    let whose = note
+                        .paper_id
+                        .clone()
+                        .or_else(|| {
+                            note.paper_label
+                                .clone()
+                                .map(|label| format!("(deleted) {label}"))
+                        })
+                        .unwrap_or_default();
+                    let quote = note
+                        .quote
+                        .as_deref()
+                        .map(|q| format!("“{q}” "))
+                        .unwrap_or_default();
+                    println!("{whose}{page}: {quote}{}", note.comment);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
         }
         LibraryCommand::Collect { id, collection } => {
             let paper_id = local_or_fail(&services, &id).await?;

@@ -71,9 +71,15 @@ impl LocalModel {
     /// The embedder over these files. ONNX Runtime and the model load on first use
     /// (so opening the library stays fast); a failure to load is reported then.
     pub fn load(&self) -> Result<LocalEmbedder, EmbedError> {
+        // One single-threaded session per core, each embedding part of a batch: on a
+        // small model that keeps the cores busier than one session with several
+        // threads.
+        let cores = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, 4);
         Ok(LocalEmbedder {
             files: self.clone(),
-            model: std::sync::Arc::new(Mutex::new(None)),
+            sessions: std::sync::Arc::new((0..cores).map(|_| Mutex::new(None)).collect()),
         })
     }
 
@@ -102,18 +108,37 @@ impl LocalModel {
             .map_err(|error| EmbedError::Local(format!("ONNX Runtime: {error}")))?;
         let model = fastembed::UserDefinedEmbeddingModel::new(read("model.onnx")?, files)
             .with_pooling(fastembed::Pooling::Mean);
-        let threads = std::thread::available_parallelism().map_or(2, usize::from);
         let mut options = fastembed::InitOptionsUserDefined::new().with_max_length(256);
-        options.intra_threads = Some(threads);
+        options.intra_threads = Some(1);
         fastembed::TextEmbedding::try_new_from_user_defined(model, options)
             .map_err(|error| EmbedError::Local(error.to_string()))
     }
 }
 
-/// The loaded local model.
+/// The local model: its sessions load on first use.
 pub struct LocalEmbedder {
     files: LocalModel,
-    model: std::sync::Arc<Mutex<Option<fastembed::TextEmbedding>>>,
+    sessions: std::sync::Arc<Vec<Mutex<Option<fastembed::TextEmbedding>>>>,
+}
+
+/// Embeds `texts` with one session (loading it if needed).
+fn embed_with(
+    slot: &Mutex<Option<fastembed::TextEmbedding>>,
+    files: &LocalModel,
+    texts: &[String],
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let mut slot = slot
+        .lock()
+        .map_err(|_| EmbedError::Local("the model is unusable after a crash".into()))?;
+    if slot.is_none() {
+        *slot = Some(files.session()?);
+    }
+    let Some(model) = slot.as_mut() else {
+        return Err(EmbedError::Local("the model did not load".into()));
+    };
+    model
+        .embed(texts, Some(texts.len().max(1)))
+        .map_err(|error| EmbedError::Local(error.to_string()))
 }
 
 #[async_trait]
@@ -126,22 +151,30 @@ impl Embedder for LocalEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let model = self.model.clone();
+        let sessions = self.sessions.clone();
         let files = self.files.clone();
         let texts = texts.to_vec();
         tokio::task::spawn_blocking(move || {
-            let mut slot = model
-                .lock()
-                .map_err(|_| EmbedError::Local("the model is unusable after a crash".into()))?;
-            if slot.is_none() {
-                *slot = Some(files.session()?);
+            let part = texts.len().div_ceil(sessions.len());
+            let parts: Vec<Result<Vec<Vec<f32>>, EmbedError>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = texts
+                    .chunks(part)
+                    .zip(sessions.iter())
+                    .map(|(chunk, slot)| scope.spawn(|| embed_with(slot, &files, chunk)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| {
+                        handle
+                            .join()
+                            .unwrap_or_else(|_| Err(EmbedError::Local("the model crashed".into())))
+                    })
+                    .collect()
+            });
+            let mut vectors = Vec::with_capacity(texts.len());
+            for part in parts {
+                vectors.extend(part?);
             }
-            let Some(model) = slot.as_mut() else {
-                return Err(EmbedError::Local("the model did not load".into()));
-            };
-            let vectors = model
-                .embed(texts, Some(32))
-                .map_err(|error| EmbedError::Local(error.to_string()))?;
             vectors
                 .into_iter()
                 .map(|mut vector| {

@@ -78,10 +78,10 @@ impl std::fmt::Debug for VectorIndex {
     }
 }
 
-/// Candidates kept for exact rescoring: enough for recall ≥ 0.95 at 1M vectors.
+/// Candidates kept for rescoring: 0.2% of the vectors, at least 200 (recall@10 0.985 at
+/// 100k; 400 gave only 0.88 at 1M, hence a share rather than a constant).
 pub fn candidates_for(k: usize, total: usize) -> usize {
-    let base = if total > 300_000 { 400 } else { 200 };
-    base.max(k * 10)
+    200.max(k * 10).max(total / 500)
 }
 
 impl VectorIndex {
