@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use asterism_agent::{EventSink, RunRequest};
-use asterism_protocol::{AgentEvent, SessionSummary, TimelineItem};
+use asterism_protocol::AgentEvent;
 use serde::Serialize;
 use specta::Type;
 use tauri::State;
@@ -52,10 +52,11 @@ pub async fn agent_run(
             "The question is empty.",
         ));
     }
-    let runtime = state.runtime()?;
+    let engine = state.engine();
+    let runtime = engine.runtime()?;
     let session_id = match session_id {
         Some(id) => {
-            state.services.store.session(&id).await?;
+            engine.services.store.session(&id).await?;
             id
         }
         None => asterism_agent::new_session_id(),
@@ -133,28 +134,12 @@ pub async fn question_answer(
     Ok(state.questions.answer(&request_id, &answer))
 }
 
-/// Stored sessions, most recent first.
-#[tauri::command]
-#[specta::specta]
-pub async fn sessions_list(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, AppError> {
-    Ok(state.services.store.list_sessions(500).await?)
-}
-
-/// A stored session's timeline, rebuilt from the database (offline replay).
-#[tauri::command]
-#[specta::specta]
-pub async fn session_timeline(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<Vec<TimelineItem>, AppError> {
-    Ok(asterism_agent::session_timeline(&state.services.store, &session_id).await?)
-}
-
 /// The configuration as the UI may see it.
 #[tauri::command]
 #[specta::specta]
 pub async fn app_status(state: State<'_, AppState>) -> Result<AppStatus, AppError> {
-    let settings = &state.settings;
+    let engine = state.engine();
+    let settings = &engine.settings;
     Ok(AppStatus {
         model: settings.llm_model.clone(),
         model_configured: settings.model_configured(),

@@ -13,6 +13,8 @@ pub enum AppErrorKind {
     Config,
     Storage,
     Model,
+    /// An outside service (Sesame, ADS, arXiv) failed or refused.
+    Service,
     /// The session already has a run in progress.
     Busy,
     Internal,
@@ -39,6 +41,7 @@ impl From<asterism_store::StoreError> for AppError {
     fn from(error: asterism_store::StoreError) -> Self {
         let kind = match error {
             asterism_store::StoreError::NotFound(_) => AppErrorKind::NotFound,
+            asterism_store::StoreError::Invalid(_) => AppErrorKind::InvalidInput,
             _ => AppErrorKind::Storage,
         };
         Self::new(kind, error.to_string())

@@ -4,7 +4,11 @@
 
 mod commands;
 mod error;
+mod library;
+mod sessions;
+mod settings;
 mod state;
+mod views;
 
 use tauri::Manager;
 use tauri_specta::{Builder, collect_commands};
@@ -19,10 +23,55 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         commands::agent_cancel,
         commands::permission_answer,
         commands::question_answer,
-        commands::sessions_list,
-        commands::session_timeline,
         commands::app_status,
+        sessions::sessions_list,
+        sessions::session_timeline,
+        sessions::session_rename,
+        sessions::session_delete,
+        sessions::session_export,
+        sessions::session_import,
+        library::library_import,
+        library::library_list,
+        library::library_paper,
+        library::library_delete,
+        library::library_collections,
+        library::library_collect,
+        library::library_search,
+        library::library_export_bib,
+        library::note_add,
+        library::notes_list,
+        views::session_metrics,
+        views::audit_page,
+        views::target_resolve,
+        settings::settings_get,
+        settings::settings_save,
     ])
+}
+
+/// Answers `pdf://localhost/{paper_id}` with the paper's stored PDF.
+async fn pdf_response(app: &tauri::AppHandle, path: &str) -> tauri::http::Response<Vec<u8>> {
+    let paper_id = path.trim_start_matches('/');
+    let result = match app.try_state::<state::AppState>() {
+        Some(state) => library::pdf_bytes(&state, paper_id).await,
+        None => Err(AppError::new(AppErrorKind::Internal, "not started")),
+    };
+    let (status, kind, body) = match result {
+        Ok(bytes) => (200, "application/pdf", bytes),
+        Err(error) => {
+            let status = if error.kind == AppErrorKind::NotFound {
+                404
+            } else {
+                500
+            };
+            (status, "text/plain", error.message.into_bytes())
+        }
+    };
+    tauri::http::Response::builder()
+        .status(status)
+        .header("content-type", kind)
+        .header("access-control-allow-origin", "*")
+        .body(body)
+        .unwrap_or_default()
 }
 
 /// Starts the app: reads the same configuration as the CLI, opens the database, and
@@ -37,7 +86,14 @@ pub fn run() {
         .init();
     let builder = specta_builder();
     let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(builder.invoke_handler())
+        .register_asynchronous_uri_scheme_protocol("pdf", |context, request, responder| {
+            let app = context.app_handle().clone();
+            tauri::async_runtime::spawn(async move {
+                responder.respond(pdf_response(&app, request.uri().path()).await);
+            });
+        })
         .setup(move |app| {
             builder.mount_events(app);
             let settings = asterism_agent::Settings::load()?;

@@ -1,7 +1,8 @@
-//! What the commands share: settings, services, the runtime and the runs in progress.
+//! What the commands share: the engine (settings, services, runtime), the runs in
+//! progress and the brokers where permission requests and questions wait.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use asterism_agent::permissions::PermissionBroker;
 use asterism_agent::questions::QuestionBroker;
@@ -10,11 +11,45 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, AppErrorKind};
 
-pub struct AppState {
+/// The configuration and what was built from it; replaced as a whole when the
+/// settings change.
+pub struct Engine {
     pub settings: Settings,
     pub services: Arc<Services>,
     /// Why there is no runtime, when the model is not configured.
     runtime: Result<AgentRuntime, String>,
+}
+
+impl Engine {
+    fn build(
+        settings: Settings,
+        services: Arc<Services>,
+        broker: &Arc<PermissionBroker>,
+        questions: &Arc<QuestionBroker>,
+    ) -> Self {
+        let runtime = bootstrap::runtime(&settings, services.clone())
+            .map(|runtime| {
+                runtime
+                    .with_broker(broker.clone())
+                    .with_questions(questions.clone())
+            })
+            .map_err(|error| error.to_string());
+        Self {
+            settings,
+            services,
+            runtime,
+        }
+    }
+
+    pub fn runtime(&self) -> Result<AgentRuntime, AppError> {
+        self.runtime
+            .clone()
+            .map_err(|message| AppError::new(AppErrorKind::Config, message))
+    }
+}
+
+pub struct AppState {
+    engine: RwLock<Arc<Engine>>,
     /// Cancellation of the run in progress, by session id.
     pub runs: Arc<Mutex<HashMap<String, CancellationToken>>>,
     /// Where permission requests wait for the user's answer.
@@ -28,27 +63,53 @@ impl AppState {
         let services = bootstrap::open_services(&settings).await?;
         let broker = PermissionBroker::new(std::time::Duration::from_secs(300), true);
         let questions = QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, true);
-        let runtime = bootstrap::runtime(&settings, services.clone())
-            .map(|runtime| {
-                runtime
-                    .with_broker(broker.clone())
-                    .with_questions(questions.clone())
-            })
-            .map_err(|error| error.to_string());
+        let engine = Engine::build(settings, services, &broker, &questions);
         Ok(Self {
-            settings,
-            services,
-            runtime,
+            engine: RwLock::new(Arc::new(engine)),
             runs: Arc::default(),
             broker,
             questions,
         })
     }
 
-    pub fn runtime(&self) -> Result<AgentRuntime, AppError> {
-        self.runtime
-            .clone()
-            .map_err(|message| AppError::new(AppErrorKind::Config, message))
+    /// The current engine (a run keeps the one it started with).
+    pub fn engine(&self) -> Arc<Engine> {
+        match self.engine.read() {
+            Ok(engine) => engine.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Reads the settings again and rebuilds the services and the runtime over the same
+    /// database. Refused while a question is being answered.
+    pub fn reload(&self) -> Result<Arc<Engine>, AppError> {
+        if self
+            .runs
+            .lock()
+            .map(|runs| !runs.is_empty())
+            .unwrap_or(true)
+        {
+            return Err(AppError::new(
+                AppErrorKind::Busy,
+                "Finish or cancel the running question before changing settings.",
+            ));
+        }
+        let settings = Settings::load()
+            .map_err(|error| AppError::new(AppErrorKind::Config, error.to_string()))?;
+        let store = self.engine().services.store.clone();
+        let services = bootstrap::build_services(&settings, store)
+            .map_err(|error| AppError::new(AppErrorKind::Config, error.to_string()))?;
+        let engine = Arc::new(Engine::build(
+            settings,
+            services,
+            &self.broker,
+            &self.questions,
+        ));
+        match self.engine.write() {
+            Ok(mut slot) => *slot = engine.clone(),
+            Err(poisoned) => *poisoned.into_inner() = engine.clone(),
+        }
+        Ok(engine)
     }
 
     /// Registers a run; a session runs one question at a time.
@@ -74,5 +135,12 @@ impl AppState {
             .and_then(|runs| runs.get(session_id).cloned())
             .map(|cancel| cancel.cancel())
             .is_some()
+    }
+
+    pub fn is_running(&self, session_id: &str) -> bool {
+        self.runs
+            .lock()
+            .map(|runs| runs.contains_key(session_id))
+            .unwrap_or(false)
     }
 }

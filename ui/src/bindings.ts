@@ -23,12 +23,54 @@ export const commands = {
 	 *  false when the question is no longer waiting (answered, timed out, run ended).
 	 */
 	questionAnswer: (requestId: string, answer: string) => typedError<boolean, AppError>(__TAURI_INVOKE("question_answer", { requestId, answer })),
-	/**  Stored sessions, most recent first. */
-	sessionsList: () => typedError<SessionSummary_Serialize[], AppError>(__TAURI_INVOKE("sessions_list")),
-	/**  A stored session's timeline, rebuilt from the database (offline replay). */
-	sessionTimeline: (sessionId: string) => typedError<TimelineItem_Serialize[], AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
 	/**  The configuration as the UI may see it. */
 	appStatus: () => typedError<AppStatus, AppError>(__TAURI_INVOKE("app_status")),
+	/**
+	 *  Stored sessions, most recent first; `query` keeps those whose title or summary
+	 *  contains it (case-insensitive).
+	 */
+	sessionsList: (query: string | null) => typedError<SessionSummary_Serialize[], AppError>(__TAURI_INVOKE("sessions_list", { query })),
+	/**  A stored session's timeline, rebuilt from the database (offline replay). */
+	sessionTimeline: (sessionId: string) => typedError<TimelineItem_Serialize[], AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
+	/**  Gives a session a new title. */
+	sessionRename: (sessionId: string, title: string) => typedError<null, AppError>(__TAURI_INVOKE("session_rename", { sessionId, title })),
+	/**  Deletes a session and everything stored about it (not the papers it downloaded). */
+	sessionDelete: (sessionId: string) => typedError<null, AppError>(__TAURI_INVOKE("session_delete", { sessionId })),
+	/**  Writes a session bundle to `path` (chosen in a save dialog). Returns its size. */
+	sessionExport: (sessionId: string, path: string) => typedError<number, AppError>(__TAURI_INVOKE("session_export", { sessionId, path })),
+	/**  Reads a session bundle from `path` and stores it; returns the session id. */
+	sessionImport: (path: string) => typedError<string, AppError>(__TAURI_INVOKE("session_import", { path })),
+	/**
+	 *  Imports files and folders (from the file dialog or dropped on the window), puts the
+	 *  new papers in `collection` if given, then embeds their passages. Progress streams
+	 *  through `on_progress`; the summary is also the answer.
+	 */
+	libraryImport: (paths: string[], collection: string | null, onProgress: Channel<ImportEvent_Deserialize>) => typedError<ImportSummary_Serialize, AppError>(__TAURI_INVOKE("library_import", { paths, collection, onProgress })),
+	/**  Papers of the library, newest first. */
+	libraryList: (filter: PaperFilter_Deserialize) => typedError<LibraryPaper_Serialize[], AppError>(__TAURI_INVOKE("library_list", { filter })),
+	libraryPaper: (paperId: string) => typedError<PaperDetails_Serialize, AppError>(__TAURI_INVOKE("library_paper", { paperId })),
+	/**
+	 *  Deletes a paper, its passages, vectors and stored files; notes are kept (labelled
+	 *  with the paper's title) unless `delete_notes`.
+	 */
+	libraryDelete: (paperId: string, deleteNotes: boolean) => typedError<boolean, AppError>(__TAURI_INVOKE("library_delete", { paperId, deleteNotes })),
+	libraryCollections: () => typedError<CollectionInfo[], AppError>(__TAURI_INVOKE("library_collections")),
+	/**  Adds a paper to a collection (created on first use). */
+	libraryCollect: (paperId: string, collection: string) => typedError<null, AppError>(__TAURI_INVOKE("library_collect", { paperId, collection })),
+	librarySearch: (query: string, filter: PaperFilter_Deserialize, limit: number) => typedError<PassageResults_Serialize, AppError>(__TAURI_INVOKE("library_search", { query, filter, limit })),
+	libraryExportBib: (collection: string | null, path: string) => typedError<BibExport, AppError>(__TAURI_INVOKE("library_export_bib", { collection, path })),
+	noteAdd: (note: NewNote_Deserialize) => typedError<Note_Serialize, AppError>(__TAURI_INVOKE("note_add", { note })),
+	/**  Notes of one paper, or of the whole library. */
+	notesList: (paperId: string | null) => typedError<Note_Serialize[], AppError>(__TAURI_INVOKE("notes_list", { paperId })),
+	/**  Every model and tool measurement of a session, in order. */
+	sessionMetrics: (sessionId: string) => typedError<MetricEntry[], AppError>(__TAURI_INVOKE("session_metrics", { sessionId })),
+	/**  A page of the audit log, newest first (arguments were redacted when logged). */
+	auditPage: (filter: AuditFilter_Deserialize, offset: number, limit: number) => typedError<AuditPage_Serialize, AppError>(__TAURI_INVOKE("audit_page", { filter, offset, limit })),
+	/**  Resolves an object name ("NGC 1068") through CDS Sesame, cached. */
+	targetResolve: (name: string) => typedError<TargetAnswer_Serialize, AppError>(__TAURI_INVOKE("target_resolve", { name })),
+	settingsGet: () => typedError<SettingsView, AppError>(__TAURI_INVOKE("settings_get")),
+	/**  Saves values and keys, then rebuilds the engine with them (refused during a run). */
+	settingsSave: (values: SettingValue[], secrets: SettingValue[]) => typedError<SettingsView, AppError>(__TAURI_INVOKE("settings_save", { values, secrets })),
 };
 
 /* Types */
@@ -179,6 +221,8 @@ export type AppError = {
 export type AppErrorKind = "notFound" | "invalidInput" | 
 /**  Configuration is missing or wrong (e.g. no model configured). */
 "config" | "storage" | "model" | 
+/**  An outside service (Sesame, ADS, arXiv) failed or refused. */
+"service" | 
 /**  The session already has a run in progress. */
 "busy" | "internal";
 
@@ -191,6 +235,181 @@ export type AppStatus = {
 	dataDir: string,
 };
 
+/**  One tool call in the audit log (arguments were redacted before they were stored). */
+export type AuditEntry = AuditEntry_Serialize | AuditEntry_Deserialize;
+
+/**  One tool call in the audit log (arguments were redacted before they were stored). */
+export type AuditEntry_Deserialize = {
+	id: number | null,
+	sessionId: string,
+	agentName: string,
+	toolCallId: string,
+	tool: string,
+	arguments: JsonValue,
+	decision: string,
+	outcome: string,
+	durationMs: number | null,
+	error?: string | null,
+	createdAt: string,
+};
+
+/**  One tool call in the audit log (arguments were redacted before they were stored). */
+export type AuditEntry_Serialize = {
+	id: number | null,
+	sessionId: string,
+	agentName: string,
+	toolCallId: string,
+	tool: string,
+	arguments: JsonValue,
+	decision: string,
+	outcome: string,
+	durationMs: number | null,
+	error: string | null,
+	createdAt: string,
+};
+
+/**  Which audit rows a page covers; `None` matches everything. */
+export type AuditFilter = AuditFilter_Serialize | AuditFilter_Deserialize;
+
+/**  Which audit rows a page covers; `None` matches everything. */
+export type AuditFilter_Deserialize = {
+	sessionId?: string | null,
+	tool?: string | null,
+	decision?: string | null,
+	outcome?: string | null,
+};
+
+/**  Which audit rows a page covers; `None` matches everything. */
+export type AuditFilter_Serialize = {
+	sessionId: string | null,
+	tool: string | null,
+	decision: string | null,
+	outcome: string | null,
+};
+
+/**  A page of the audit log, newest first, and how many rows match in all. */
+export type AuditPage = AuditPage_Serialize | AuditPage_Deserialize;
+
+/**  A page of the audit log, newest first, and how many rows match in all. */
+export type AuditPage_Deserialize = {
+	entries: AuditEntry_Deserialize[],
+	total: number,
+	/**  The values the filters can take (every tool, decision and outcome ever logged). */
+	tools: string[],
+	decisions: string[],
+	outcomes: string[],
+};
+
+/**  A page of the audit log, newest first, and how many rows match in all. */
+export type AuditPage_Serialize = {
+	entries: AuditEntry_Serialize[],
+	total: number,
+	/**  The values the filters can take (every tool, decision and outcome ever logged). */
+	tools: string[],
+	decisions: string[],
+	outcomes: string[],
+};
+
+/**
+ *  BibTeX for the whole library or one collection, written to `path`. Returns how many
+ *  entries, and the notes (e.g. "ADS unreachable: local entries").
+ */
+export type BibExport = {
+	entries: number,
+	notes: string[],
+};
+
+/**  A collection and how many papers it holds. */
+export type CollectionInfo = {
+	name: string,
+	papers: number,
+};
+
+/**  Passages embedded so far after an import. */
+export type EmbeddingProgress = {
+	done: number,
+	total: number,
+};
+
+/**  Progress of `library_import`, in order: files, then embedding, then `finished`. */
+export type ImportEvent = ImportEvent_Serialize | ImportEvent_Deserialize;
+
+/**  Progress of `library_import`, in order: files, then embedding, then `finished`. */
+export type ImportEvent_Deserialize = {
+	kind: "file",
+} & ImportedFile_Deserialize | {
+	kind: "embedding",
+} & EmbeddingProgress | {
+	kind: "finished",
+} & ImportSummary_Deserialize;
+
+/**  Progress of `library_import`, in order: files, then embedding, then `finished`. */
+export type ImportEvent_Serialize = {
+	kind: "file",
+} & ImportedFile_Serialize | {
+	kind: "embedding",
+} & EmbeddingProgress | {
+	kind: "finished",
+} & ImportSummary_Serialize;
+
+/**  What an import did in all. */
+export type ImportSummary = ImportSummary_Serialize | ImportSummary_Deserialize;
+
+/**  What an import did in all. */
+export type ImportSummary_Deserialize = {
+	imported: number,
+	linked: number,
+	duplicates: number,
+	skipped: number,
+	failed: number,
+	/**  Passages embedded after the import (`None`: no embedding model, keywords only). */
+	embedded?: number | null,
+	/**  Why embedding stopped early (the import itself is kept). */
+	indexError?: string | null,
+};
+
+/**  What an import did in all. */
+export type ImportSummary_Serialize = {
+	imported: number,
+	linked: number,
+	duplicates: number,
+	skipped: number,
+	failed: number,
+	/**  Passages embedded after the import (`None`: no embedding model, keywords only). */
+	embedded: number | null,
+	/**  Why embedding stopped early (the import itself is kept). */
+	indexError: string | null,
+};
+
+/**  One file of an import, done. */
+export type ImportedFile = ImportedFile_Serialize | ImportedFile_Deserialize;
+
+/**  One file of an import, done. */
+export type ImportedFile_Deserialize = {
+	done: number,
+	total: number,
+	path: string,
+	/**  imported | linked | duplicate | skipped | failed */
+	outcome: string,
+	paperId?: string | null,
+	title?: string | null,
+	/**  Why it failed or was skipped, or a warning (e.g. a scanned PDF). */
+	message?: string | null,
+};
+
+/**  One file of an import, done. */
+export type ImportedFile_Serialize = {
+	done: number,
+	total: number,
+	path: string,
+	/**  imported | linked | duplicate | skipped | failed */
+	outcome: string,
+	paperId: string | null,
+	title: string | null,
+	/**  Why it failed or was skipped, or a warning (e.g. a scanned PDF). */
+	message: string | null,
+};
+
 /**
  *  Any JSON value. Only a description for the bindings (fields holding arbitrary JSON
  *  are `serde_json::Value` in Rust and say `#[specta(type = JsonValue)]`): specta's own
@@ -199,8 +418,304 @@ export type AppStatus = {
  */
 export type JsonValue = null | boolean | number | null | string | JsonValue[] | { [key in string]: JsonValue };
 
+/**  A stored file of a paper. */
+export type LibraryFile = LibraryFile_Serialize | LibraryFile_Deserialize;
+
+/**  A stored file of a paper. */
+export type LibraryFile_Deserialize = {
+	path: string,
+	originalName?: string | null,
+	sha256: string,
+	sizeBytes: number | null,
+	source: string,
+};
+
+/**  A stored file of a paper. */
+export type LibraryFile_Serialize = {
+	path: string,
+	originalName: string | null,
+	sha256: string,
+	sizeBytes: number | null,
+	source: string,
+};
+
+/**  A paper as the library lists it. */
+export type LibraryPaper = LibraryPaper_Serialize | LibraryPaper_Deserialize;
+
+/**  A paper as the library lists it. */
+export type LibraryPaper_Deserialize = {
+	id: string,
+	title: string,
+	authors: string[],
+	year?: number | null,
+	bibcode?: string | null,
+	arxivId?: string | null,
+	doi?: string | null,
+	/**  `metadata`, `downloaded`, `parsed` or `unidentified`. */
+	status: string,
+	files: LibraryFile_Deserialize[],
+	collections: string[],
+	tags: string[],
+	chunks: number | null,
+	addedAt: string,
+};
+
+/**  A paper as the library lists it. */
+export type LibraryPaper_Serialize = {
+	id: string,
+	title: string,
+	authors: string[],
+	year: number | null,
+	bibcode: string | null,
+	arxivId: string | null,
+	doi: string | null,
+	/**  `metadata`, `downloaded`, `parsed` or `unidentified`. */
+	status: string,
+	files: LibraryFile_Serialize[],
+	collections: string[],
+	tags: string[],
+	chunks: number | null,
+	addedAt: string,
+};
+
+/**  One measurement of a session: a model call or a tool call. */
+export type MetricEntry = {
+	runId: string,
+	step: number,
+	agentName: string,
+	/**  `model` or `tool`. */
+	kind: string,
+	name: string,
+	promptTokens: number,
+	completionTokens: number,
+	durationMs: number | null,
+	createdAt: string,
+};
+
+/**  A note to add: a highlight (quote and rectangles on a page) with a comment. */
+export type NewNote = NewNote_Serialize | NewNote_Deserialize;
+
+/**  A note to add: a highlight (quote and rectangles on a page) with a comment. */
+export type NewNote_Deserialize = {
+	paperId: string,
+	page?: number | null,
+	quote?: string | null,
+	comment: string,
+	color?: string | null,
+	/**  `[{x, y, width, height}]` in PDF points. */
+	rects: NoteRect[],
+};
+
+/**  A note to add: a highlight (quote and rectangles on a page) with a comment. */
+export type NewNote_Serialize = {
+	paperId: string,
+	page: number | null,
+	quote: string | null,
+	comment: string,
+	color: string | null,
+	/**  `[{x, y, width, height}]` in PDF points. */
+	rects: NoteRect[],
+};
+
+/**  A note (a highlight with a comment) on a paper. */
+export type Note = Note_Serialize | Note_Deserialize;
+
+export type NoteRect = {
+	x: number | null,
+	y: number | null,
+	width: number | null,
+	height: number | null,
+};
+
+/**  A note (a highlight with a comment) on a paper. */
+export type Note_Deserialize = {
+	id: string,
+	paperId?: string | null,
+	/**  The paper's title when the paper was deleted and the note kept. */
+	paperLabel?: string | null,
+	page?: number | null,
+	quote?: string | null,
+	comment: string,
+	color?: string | null,
+	/**  Highlight rectangles for the UI: `[{x, y, width, height}]` in PDF points. */
+	rects: JsonValue,
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  A note (a highlight with a comment) on a paper. */
+export type Note_Serialize = {
+	id: string,
+	paperId: string | null,
+	/**  The paper's title when the paper was deleted and the note kept. */
+	paperLabel: string | null,
+	page: number | null,
+	quote: string | null,
+	comment: string,
+	color: string | null,
+	/**  Highlight rectangles for the UI: `[{x, y, width, height}]` in PDF points. */
+	rects: JsonValue,
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  A paper with its notes. */
+export type PaperDetails = PaperDetails_Serialize | PaperDetails_Deserialize;
+
+/**  A paper with its notes. */
+export type PaperDetails_Deserialize = {
+	paper: LibraryPaper_Deserialize,
+	abstractText?: string | null,
+	journal?: string | null,
+	notes: Note_Deserialize[],
+};
+
+/**  A paper with its notes. */
+export type PaperDetails_Serialize = {
+	paper: LibraryPaper_Serialize,
+	abstractText: string | null,
+	journal: string | null,
+	notes: Note_Serialize[],
+};
+
+/**  Which papers a search or listing covers. */
+export type PaperFilter = PaperFilter_Serialize | PaperFilter_Deserialize;
+
+/**  Which papers a search or listing covers. */
+export type PaperFilter_Deserialize = {
+	paperId?: string | null,
+	collection?: string | null,
+	yearFrom?: number | null,
+	yearTo?: number | null,
+	/**  A substring of any author's name (case-insensitive). */
+	author?: string | null,
+};
+
+/**  Which papers a search or listing covers. */
+export type PaperFilter_Serialize = {
+	paperId: string | null,
+	collection: string | null,
+	yearFrom: number | null,
+	yearTo: number | null,
+	/**  A substring of any author's name (case-insensitive). */
+	author: string | null,
+};
+
+/**  A passage found by `library_search`. */
+export type PassageHit = PassageHit_Serialize | PassageHit_Deserialize;
+
+/**  A passage found by `library_search`. */
+export type PassageHit_Deserialize = {
+	paperId: string,
+	title: string,
+	authors: string[],
+	year?: number | null,
+	page?: number | null,
+	section?: string | null,
+	text: string,
+	score: number | null,
+};
+
+/**  A passage found by `library_search`. */
+export type PassageHit_Serialize = {
+	paperId: string,
+	title: string,
+	authors: string[],
+	year: number | null,
+	page: number | null,
+	section: string | null,
+	text: string,
+	score: number | null,
+};
+
+/**  Passages matching `query`, with the search mode and why it was not hybrid. */
+export type PassageResults = PassageResults_Serialize | PassageResults_Deserialize;
+
+/**  Passages matching `query`, with the search mode and why it was not hybrid. */
+export type PassageResults_Deserialize = {
+	hits: PassageHit_Deserialize[],
+	note?: string | null,
+};
+
+/**  Passages matching `query`, with the search mode and why it was not hybrid. */
+export type PassageResults_Serialize = {
+	hits: PassageHit_Serialize[],
+	note: string | null,
+};
+
 /**  The user's answer to a permission request. */
 export type PermissionDecision = "allowOnce" | "allowSession" | "allowAlways" | "deny";
+
+/**  A sky object resolved by name through CDS Sesame. */
+export type ResolvedTarget = ResolvedTarget_Serialize | ResolvedTarget_Deserialize;
+
+/**  A sky object resolved by name through CDS Sesame. */
+export type ResolvedTarget_Deserialize = {
+	/**  The name the user asked for. */
+	query: string,
+	/**  The resolver's main identifier (e.g. `M 106` for "NGC 4258"). */
+	name: string,
+	/**  ICRS J2000 right ascension in degrees. */
+	raDeg: number | null,
+	/**  ICRS J2000 declination in degrees. */
+	decDeg: number | null,
+	/**  Right ascension as `hh:mm:ss.ss`. */
+	raSexagesimal: string,
+	/**  Declination as `±dd:mm:ss.s`. */
+	decSexagesimal: string,
+	/**  Object type code of the answering resolver (`LIN`, `G`, …). */
+	objectType?: string | null,
+	/**  The same type in words ("LINER-type active galaxy nucleus"). */
+	objectTypeLabel?: string | null,
+	/**  Morphological type when given (NED's `SAB(s)bc;LINER`). */
+	morphology?: string | null,
+	/**  Redshift when given. */
+	redshift?: number | null,
+	/**  Radial velocity in km/s when given. */
+	velocityKms?: number | null,
+	/**  Other names of the object, de-duplicated, in the resolver's order. */
+	aliases: string[],
+	/**  Which resolver's position is reported (`Simbad`, `NED` or `VizieR`). */
+	resolver: string,
+	/**  Every resolver that answered, for comparison. */
+	resolvers: TargetResolver_Deserialize[],
+	/**  Number of bibliographic references Simbad lists, when given. */
+	referenceCount?: number | null,
+};
+
+/**  A sky object resolved by name through CDS Sesame. */
+export type ResolvedTarget_Serialize = {
+	/**  The name the user asked for. */
+	query: string,
+	/**  The resolver's main identifier (e.g. `M 106` for "NGC 4258"). */
+	name: string,
+	/**  ICRS J2000 right ascension in degrees. */
+	raDeg: number | null,
+	/**  ICRS J2000 declination in degrees. */
+	decDeg: number | null,
+	/**  Right ascension as `hh:mm:ss.ss`. */
+	raSexagesimal: string,
+	/**  Declination as `±dd:mm:ss.s`. */
+	decSexagesimal: string,
+	/**  Object type code of the answering resolver (`LIN`, `G`, …). */
+	objectType: string | null,
+	/**  The same type in words ("LINER-type active galaxy nucleus"). */
+	objectTypeLabel: string | null,
+	/**  Morphological type when given (NED's `SAB(s)bc;LINER`). */
+	morphology: string | null,
+	/**  Redshift when given. */
+	redshift: number | null,
+	/**  Radial velocity in km/s when given. */
+	velocityKms: number | null,
+	/**  Other names of the object, de-duplicated, in the resolver's order. */
+	aliases: string[],
+	/**  Which resolver's position is reported (`Simbad`, `NED` or `VizieR`). */
+	resolver: string,
+	/**  Every resolver that answered, for comparison. */
+	resolvers: TargetResolver_Serialize[],
+	/**  Number of bibliographic references Simbad lists, when given. */
+	referenceCount: number | null,
+};
 
 /**  Why a run ended. */
 export type RunFinishReason = 
@@ -253,6 +768,75 @@ export type SessionSummary_Serialize = {
 	model: string,
 	/**  Summary written by auto-compaction, if any. */
 	summary: string | null,
+};
+
+/**  One setting as the page shows it. */
+export type SettingField = {
+	name: string,
+	/**  The value in effect; for a secret only its masked form (`sk-a…3456`) or "". */
+	value: string,
+	secret: boolean,
+	/**  `environment`, a file, `the system keyring`, `default`… */
+	source: string,
+	defaultValue: string,
+	description: string,
+	/**
+	 *  Set outside the app (environment or a `.env` file): saving here changes nothing
+	 *  until that is removed.
+	 */
+	overridden: boolean,
+};
+
+/**  A value to save; an empty value goes back to the default. */
+export type SettingValue = {
+	name: string,
+	value: string,
+};
+
+export type SettingsView = {
+	fields: SettingField[],
+	modelConfigured: boolean,
+	dataDir: string,
+};
+
+/**  A sky object and whether the answer came from the local cache. */
+export type TargetAnswer = TargetAnswer_Serialize | TargetAnswer_Deserialize;
+
+/**  A sky object and whether the answer came from the local cache. */
+export type TargetAnswer_Deserialize = {
+	target: ResolvedTarget_Deserialize,
+	fromCache: boolean,
+	fetchedAt: string,
+};
+
+/**  A sky object and whether the answer came from the local cache. */
+export type TargetAnswer_Serialize = {
+	target: ResolvedTarget_Serialize,
+	fromCache: boolean,
+	fetchedAt: string,
+};
+
+/**  One resolver's answer inside a Sesame response (Simbad, NED or VizieR). */
+export type TargetResolver = TargetResolver_Serialize | TargetResolver_Deserialize;
+
+/**  One resolver's answer inside a Sesame response (Simbad, NED or VizieR). */
+export type TargetResolver_Deserialize = {
+	/**  `Simbad`, `NED` or `VizieR`. */
+	name: string,
+	raDeg: number | null,
+	decDeg: number | null,
+	/**  Object type code as the resolver gave it (`LIN`, `G`, `**`, …). */
+	objectType?: string | null,
+};
+
+/**  One resolver's answer inside a Sesame response (Simbad, NED or VizieR). */
+export type TargetResolver_Serialize = {
+	/**  `Simbad`, `NED` or `VizieR`. */
+	name: string,
+	raDeg: number | null,
+	decDeg: number | null,
+	/**  Object type code as the resolver gave it (`LIN`, `G`, `**`, …). */
+	objectType: string | null,
 };
 
 /**

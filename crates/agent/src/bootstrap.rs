@@ -50,6 +50,12 @@ pub async fn open_services(settings: &Settings) -> Result<Arc<Services>, Bootstr
             "background tasks of a previous run marked interrupted"
         );
     }
+    build_services(settings, store)
+}
+
+/// The services of the settings over an open database (the app rebuilds them this way
+/// when its settings change, without touching the database or its background tasks).
+pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>, BootstrapError> {
     let sesame = SesameClient::new(settings.sesame_url.clone(), settings.sesame_timeout)?;
     let targets = TargetService::new(sesame, store.clone(), settings.target_cache_max_age);
     let ads = AdsClient::new(

@@ -19,6 +19,7 @@ pub mod questions;
 pub mod rag;
 pub mod replay;
 pub mod runtime;
+pub mod secrets;
 pub mod security;
 pub mod services;
 pub mod settings;

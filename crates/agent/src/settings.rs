@@ -1,8 +1,9 @@
 //! Configuration shared by the CLI and the desktop app.
 //!
 //! Each setting is looked up, first hit wins, in: the process environment, `./.env`,
-//! `{data_dir}/.env`, `{data_dir}/settings.json`, then the default (the real public
-//! services). `.env.example` at the repository root lists every variable.
+//! `{data_dir}/.env`, `{data_dir}/settings.json` (what the app saves), the keys saved
+//! from the app (system keyring, else `{data_dir}/secrets.json`), then the default (the
+//! real public services). `.env.example` at the repository root lists every variable.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -244,6 +245,45 @@ fn read_settings_json(path: &Path) -> Result<HashMap<String, String>, SettingsEr
         .collect())
 }
 
+/// Writes values into `{data_dir}/settings.json` (what the app's settings page saves):
+/// an empty value removes the name, so its default applies again. Secrets and the data
+/// directory itself are refused: secrets go to [`crate::secrets::Secrets`].
+pub fn write_settings_json(
+    data_dir: &Path,
+    updates: &[(String, String)],
+) -> Result<(), SettingsError> {
+    let path = data_dir.join("settings.json");
+    let invalid = |message: String| SettingsError::Invalid {
+        path: path.clone(),
+        message,
+    };
+    let mut values: serde_json::Map<String, serde_json::Value> =
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|error| invalid(error.to_string()))?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Default::default(),
+            Err(error) => return Err(invalid(error.to_string())),
+        };
+    for (name, value) in updates {
+        let known = VARIABLES.iter().any(|(variable, _, _)| variable == name);
+        if !known
+            || name == "ASTERISM_DATA_DIR"
+            || crate::secrets::SECRET_NAMES.contains(&name.as_str())
+        {
+            return Err(invalid(format!("{name} cannot be saved in settings.json")));
+        }
+        if value.trim().is_empty() {
+            values.remove(name);
+        } else {
+            values.insert(name.clone(), serde_json::Value::String(value.trim().into()));
+        }
+    }
+    std::fs::create_dir_all(data_dir).map_err(|error| invalid(error.to_string()))?;
+    let text = serde_json::to_string_pretty(&values).map_err(|error| invalid(error.to_string()))?;
+    let temp = data_dir.join(".settings.json.tmp");
+    std::fs::write(&temp, text).map_err(|error| invalid(error.to_string()))?;
+    std::fs::rename(&temp, &path).map_err(|error| invalid(error.to_string()))
+}
+
 impl Settings {
     /// Reads the settings from the process environment and the files above.
     pub fn load() -> Result<Self, SettingsError> {
@@ -281,6 +321,19 @@ impl Settings {
             settings_json.display().to_string(),
             read_settings_json(&settings_json)?,
         ));
+        // Keys saved from the app: the last layer, so the environment still wins.
+        let secrets = crate::secrets::Secrets::from_env(&data_dir, &layers.layers[0].1)
+            .load()
+            .map_err(|error| SettingsError::Invalid {
+                path: data_dir.join("secrets.json"),
+                message: error.to_string(),
+            })?;
+        for (name, (value, backend)) in secrets {
+            layers.layers.push((
+                backend.describe().to_string(),
+                HashMap::from([(name, value)]),
+            ));
+        }
 
         let mut sources = HashMap::new();
         let mut value = |name: &'static str| -> String {

@@ -15,6 +15,7 @@ mod sessions;
 mod targets;
 mod tasks;
 mod vec;
+mod views;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -33,6 +34,7 @@ pub use sessions::SessionRow;
 pub use targets::CachedTarget;
 pub use tasks::{BackgroundTaskRow, TaskRow};
 pub use vec::{blob_to_vector, vector_to_blob};
+pub use views::{AuditEntry, AuditFilter, AuditPage, BUNDLE_FORMAT, BUNDLE_VERSION, MetricEntry};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "asterism.db";
@@ -46,6 +48,9 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("{0} not found")]
     NotFound(String),
+    /// Input the store refuses (e.g. a file that is not a session bundle).
+    #[error("{0}")]
+    Invalid(String),
     #[error("stored JSON is invalid: {0}")]
     Json(#[from] serde_json::Error),
     #[error("cannot create the data directory {path}: {source}")]

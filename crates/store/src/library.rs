@@ -45,11 +45,14 @@ pub struct ChunkHit {
 }
 
 /// Which papers a search or listing covers.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct PaperFilter {
     pub paper_id: Option<String>,
     pub collection: Option<String>,
+    #[specta(type = Option<f64>)]
     pub year_from: Option<i64>,
+    #[specta(type = Option<f64>)]
     pub year_to: Option<i64>,
     /// A substring of any author's name (case-insensitive).
     pub author: Option<String>,
@@ -62,12 +65,13 @@ impl PaperFilter {
 }
 
 /// A paper as the library lists it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct LibraryPaper {
     pub id: String,
     pub title: String,
     pub authors: Vec<String>,
+    #[specta(type = Option<f64>)]
     pub year: Option<i64>,
     pub bibcode: Option<String>,
     pub arxiv_id: Option<String>,
@@ -77,34 +81,38 @@ pub struct LibraryPaper {
     pub files: Vec<LibraryFile>,
     pub collections: Vec<String>,
     pub tags: Vec<String>,
+    #[specta(type = f64)]
     pub chunks: i64,
     pub added_at: String,
 }
 
 /// A stored file of a paper.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct LibraryFile {
     pub path: String,
     pub original_name: Option<String>,
     pub sha256: String,
+    #[specta(type = f64)]
     pub size_bytes: i64,
     pub source: String,
 }
 
 /// A note (a highlight with a comment) on a paper.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Note {
     pub id: String,
     pub paper_id: Option<String>,
     /// The paper's title when the paper was deleted and the note kept.
     pub paper_label: Option<String>,
+    #[specta(type = Option<f64>)]
     pub page: Option<i64>,
     pub quote: Option<String>,
     pub comment: String,
     pub color: Option<String>,
     /// Highlight rectangles for the UI: `[{x, y, width, height}]` in PDF points.
+    #[specta(type = asterism_protocol::JsonValue)]
     pub rects: serde_json::Value,
     pub created_at: String,
     pub updated_at: String,

@@ -207,3 +207,191 @@ async fn messages_of_an_unknown_session_violate_the_foreign_key() {
     };
     assert!(store.append_messages(&[orphan]).await.is_err());
 }
+
+async fn session_with_history(store: &Store, id: &str) {
+    store
+        .ensure_session(id, "TRGB distances", "qwen3-max")
+        .await
+        .unwrap();
+    let message = |role, content: &str, tool_calls: Option<serde_json::Value>| NewMessage {
+        session_id: id.into(),
+        run_id: "r1".into(),
+        step: 1,
+        agent_name: "main".into(),
+        role,
+        content: content.into(),
+        tool_calls,
+        tool_call_id: None,
+        metadata: json!({"model": "qwen3-max"}),
+        raw_json: Some(json!({"role": "x", "content": content})),
+    };
+    store
+        .append_messages(&[
+            message(MessageRole::User, "Where is NGC 4258?", None),
+            message(
+                MessageRole::Assistant,
+                "",
+                Some(json!([{"id": "c1", "name": "query_target", "arguments": {"name": "NGC 4258"}}])),
+            ),
+        ])
+        .await
+        .unwrap();
+    let audit = |tool: &str, decision: &str, outcome: &str| AuditRow {
+        session_id: id.into(),
+        agent_name: "main".into(),
+        tool_call_id: format!("{tool}-{decision}"),
+        tool: tool.into(),
+        arguments: json!({"name": "NGC 4258", "token": "[REDACTED]"}),
+        decision: decision.into(),
+        outcome: outcome.into(),
+        duration_ms: 12.5,
+        error: None,
+    };
+    store
+        .append_audit(&[
+            audit("query_target", "allow", "ok"),
+            audit("run_bash", "deny", "rejected"),
+            audit("query_target", "allow", "error"),
+        ])
+        .await
+        .unwrap();
+    store
+        .append_metrics(&[MetricRow {
+            session_id: id.into(),
+            run_id: "r1".into(),
+            step: 1,
+            agent_name: "main".into(),
+            kind: "model".into(),
+            name: "qwen3-max".into(),
+            prompt_tokens: 812,
+            completion_tokens: 40,
+            duration_ms: 930.0,
+        }])
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_audit_log_pages_newest_first_and_filters_by_each_column() {
+    let (_dir, store) = temp_store().await;
+    session_with_history(&store, "s1").await;
+    session_with_history(&store, "s2").await;
+    let all = store
+        .audit_page(&AuditFilter::default(), 0, 4)
+        .await
+        .unwrap();
+    assert_eq!(all.total, 6);
+    assert_eq!(all.entries.len(), 4);
+    assert_eq!(all.entries[0].session_id, "s2", "newest first");
+    assert_eq!(all.tools, ["query_target", "run_bash"]);
+    assert_eq!(all.decisions, ["allow", "deny"]);
+    let second = store
+        .audit_page(&AuditFilter::default(), 4, 4)
+        .await
+        .unwrap();
+    assert_eq!(second.entries.len(), 2);
+    let filter = AuditFilter {
+        session_id: Some("s1".into()),
+        tool: Some("query_target".into()),
+        decision: Some("allow".into()),
+        outcome: Some("error".into()),
+    };
+    let one = store.audit_page(&filter, 0, 50).await.unwrap();
+    assert_eq!(one.total, 1);
+    assert_eq!(one.entries[0].arguments["token"], "[REDACTED]");
+}
+
+#[tokio::test]
+async fn a_session_bundle_round_trips_into_another_database_and_is_refused_twice() {
+    let (_dir, store) = temp_store().await;
+    session_with_history(&store, "s1").await;
+    let bundle = store.export_session("s1").await.unwrap();
+    assert_eq!(bundle["format"], BUNDLE_FORMAT);
+    assert_eq!(bundle["messages"].as_array().unwrap().len(), 2);
+
+    let (_other_dir, other) = temp_store().await;
+    assert_eq!(other.import_session(&bundle).await.unwrap(), "s1");
+    let original = store.messages("s1").await.unwrap();
+    let imported = other.messages("s1").await.unwrap();
+    assert_eq!(
+        imported, original,
+        "every message, tool call and raw JSON comes back"
+    );
+    assert_eq!(other.audit_count("s1").await.unwrap(), 3);
+    assert_eq!(
+        other.session_metrics("s1").await.unwrap()[0].prompt_tokens,
+        812
+    );
+    assert_eq!(other.session("s1").await.unwrap().title, "TRGB distances");
+
+    let again = other.import_session(&bundle).await.unwrap_err().to_string();
+    assert!(again.contains("already"), "{again}");
+    assert_eq!(
+        other.messages("s1").await.unwrap().len(),
+        2,
+        "nothing doubled"
+    );
+}
+
+#[tokio::test]
+async fn a_broken_bundle_is_refused_and_leaves_nothing_behind() {
+    let (_dir, store) = temp_store().await;
+    let not_ours = store
+        .import_session(&json!({"hello": 1}))
+        .await
+        .unwrap_err();
+    assert!(
+        not_ours.to_string().contains("not a session bundle"),
+        "{not_ours}"
+    );
+    let newer = json!({"format": BUNDLE_FORMAT, "version": 99, "session": {"id": "x"}});
+    assert!(
+        store
+            .import_session(&newer)
+            .await
+            .unwrap_err()
+            .to_string()
+            .contains("version 99")
+    );
+    // A message without a role violates the schema half-way through: all rolled back.
+    let broken = json!({
+        "format": BUNDLE_FORMAT, "version": BUNDLE_VERSION,
+        "session": {"id": "s9", "title": "t"},
+        "messages": [{"seq": 1, "run_id": "r", "role": "user", "content": "hi"},
+                     {"seq": 2, "run_id": "r", "content": "no role"}],
+    });
+    let error = store.import_session(&broken).await.unwrap_err().to_string();
+    assert!(error.contains("not a session bundle"), "{error}");
+    assert!(
+        store.session("s9").await.is_err(),
+        "the session row was rolled back"
+    );
+    assert!(store.messages("s9").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn renaming_and_deleting_a_session_take_everything_of_it_and_nothing_else() {
+    let (_dir, store) = temp_store().await;
+    session_with_history(&store, "s1").await;
+    session_with_history(&store, "s2").await;
+    store
+        .rename_session("s1", "  H0 from TRGB  ")
+        .await
+        .unwrap();
+    assert_eq!(store.session("s1").await.unwrap().title, "H0 from TRGB");
+    assert!(matches!(
+        store.rename_session("nope", "x").await,
+        Err(StoreError::NotFound(_))
+    ));
+    store.delete_session("s1").await.unwrap();
+    assert!(store.session("s1").await.is_err());
+    assert!(store.messages("s1").await.unwrap().is_empty());
+    assert_eq!(store.audit_count("s1").await.unwrap(), 0);
+    assert_eq!(store.metrics_count("s1").await.unwrap(), 0);
+    assert_eq!(
+        store.audit_count("s2").await.unwrap(),
+        3,
+        "the other session is untouched"
+    );
+    assert_eq!(store.messages("s2").await.unwrap().len(), 2);
+}

@@ -1,0 +1,455 @@
+//! Library commands: import (with progress through a channel), listing, details, the
+//! stored PDF for the viewer, notes, collections, passage search, deletion and BibTeX.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use asterism_library::library::{ImportItem, ImportOutcome};
+use asterism_library::papers::bibtex;
+use asterism_store::{LibraryPaper, Note, PaperFilter};
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::error::{AppError, AppErrorKind};
+use crate::state::AppState;
+
+/// One file of an import, done.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedFile {
+    pub done: u32,
+    pub total: u32,
+    pub path: String,
+    /// imported | linked | duplicate | skipped | failed
+    pub outcome: String,
+    pub paper_id: Option<String>,
+    pub title: Option<String>,
+    /// Why it failed or was skipped, or a warning (e.g. a scanned PDF).
+    pub message: Option<String>,
+}
+
+/// Passages embedded so far after an import.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddingProgress {
+    pub done: u32,
+    pub total: u32,
+}
+
+/// What an import did in all.
+#[derive(Debug, Clone, Default, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportSummary {
+    pub imported: u32,
+    pub linked: u32,
+    pub duplicates: u32,
+    pub skipped: u32,
+    pub failed: u32,
+    /// Passages embedded after the import (`None`: no embedding model, keywords only).
+    pub embedded: Option<u32>,
+    /// Why embedding stopped early (the import itself is kept).
+    pub index_error: Option<String>,
+}
+
+/// Progress of `library_import`, in order: files, then embedding, then `finished`.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ImportEvent {
+    File(ImportedFile),
+    Embedding(EmbeddingProgress),
+    Finished(ImportSummary),
+}
+
+fn count(value: impl TryInto<u32>) -> u32 {
+    value.try_into().unwrap_or(u32::MAX)
+}
+
+fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
+    let (outcome, paper_id, title, message) = match &item.outcome {
+        ImportOutcome::Imported {
+            paper_id,
+            title,
+            warning,
+            ..
+        } => ("imported", Some(paper_id), Some(title), warning.clone()),
+        ImportOutcome::Linked { paper_id, title } => ("linked", Some(paper_id), Some(title), None),
+        ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
+        ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason.clone())),
+        ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason.clone())),
+    };
+    ImportedFile {
+        done: count(done),
+        total: count(total),
+        path: item.path.clone(),
+        outcome: outcome.into(),
+        paper_id: paper_id.cloned(),
+        title: title.cloned(),
+        message,
+    }
+}
+
+/// Imports files and folders (from the file dialog or dropped on the window), puts the
+/// new papers in `collection` if given, then embeds their passages. Progress streams
+/// through `on_progress`; the summary is also the answer.
+#[tauri::command]
+#[specta::specta]
+pub async fn library_import(
+    state: State<'_, AppState>,
+    paths: Vec<String>,
+    collection: Option<String>,
+    on_progress: Channel<ImportEvent>,
+) -> Result<ImportSummary, AppError> {
+    if paths.is_empty() {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "Choose at least one PDF or folder.",
+        ));
+    }
+    let services = state.engine().services.clone();
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    let channel = Arc::new(on_progress);
+    let files = channel.clone();
+    let items = services
+        .library
+        .import(&paths, true, &move |done, total, item| {
+            let _ = files.send(ImportEvent::File(file_event(done, total, item)));
+        })
+        .await;
+    let mut summary = ImportSummary::default();
+    for item in &items {
+        match &item.outcome {
+            ImportOutcome::Imported { paper_id, .. } | ImportOutcome::Linked { paper_id, .. } => {
+                if matches!(item.outcome, ImportOutcome::Imported { .. }) {
+                    summary.imported += 1;
+                } else {
+                    summary.linked += 1;
+                }
+                if let Some(collection) = collection.as_deref().filter(|c| !c.trim().is_empty()) {
+                    services
+                        .store
+                        .add_to_collection(paper_id, collection.trim())
+                        .await?;
+                }
+            }
+            ImportOutcome::Duplicate { .. } => summary.duplicates += 1,
+            ImportOutcome::Skipped { .. } => summary.skipped += 1,
+            ImportOutcome::Failed { .. } => summary.failed += 1,
+        }
+    }
+    let embedding = channel.clone();
+    let report = services
+        .library
+        .index(&move |done, total| {
+            let _ = embedding.send(ImportEvent::Embedding(EmbeddingProgress {
+                done: count(done),
+                total: count(total),
+            }));
+        })
+        .await?;
+    if let Some(report) = report {
+        summary.embedded = Some(count(report.embedded));
+        summary.index_error = report.error;
+    }
+    let _ = channel.send(ImportEvent::Finished(summary.clone()));
+    Ok(summary)
+}
+
+/// Papers of the library, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn library_list(
+    state: State<'_, AppState>,
+    filter: PaperFilter,
+) -> Result<Vec<LibraryPaper>, AppError> {
+    Ok(state
+        .engine()
+        .services
+        .store
+        .library_papers(&filter)
+        .await?)
+}
+
+/// A paper with its notes.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperDetails {
+    pub paper: LibraryPaper,
+    pub abstract_text: Option<String>,
+    pub journal: Option<String>,
+    pub notes: Vec<Note>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn library_paper(
+    state: State<'_, AppState>,
+    paper_id: String,
+) -> Result<PaperDetails, AppError> {
+    let store = &state.engine().services.store;
+    let filter = PaperFilter {
+        paper_id: Some(paper_id.clone()),
+        ..PaperFilter::default()
+    };
+    let paper = store
+        .library_papers(&filter)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| {
+            AppError::new(AppErrorKind::NotFound, "That paper is not in the library.")
+        })?;
+    let record = store.paper_record(&paper_id).await?;
+    Ok(PaperDetails {
+        paper,
+        abstract_text: record.as_ref().and_then(|r| r.abstract_text.clone()),
+        journal: record.and_then(|r| r.journal),
+        notes: store.notes(Some(&paper_id)).await?,
+    })
+}
+
+/// The paper's stored PDF for the viewer, served on the `pdf` URI scheme
+/// (`convertFileSrc(paperId, "pdf")` in the webview) so the bytes never go through JSON.
+pub async fn pdf_bytes(state: &AppState, paper_id: &str) -> Result<Vec<u8>, AppError> {
+    let store = &state.engine().services.store;
+    let path = store
+        .paper_pdf(paper_id)
+        .await?
+        .map(|file| file.path)
+        .ok_or_else(|| AppError::new(AppErrorKind::NotFound, "This paper has no stored PDF."))?;
+    tokio::fs::read(&path).await.map_err(|error| {
+        AppError::new(
+            AppErrorKind::Storage,
+            format!("cannot read the stored PDF: {error}"),
+        )
+    })
+}
+
+/// Deletes a paper, its passages, vectors and stored files; notes are kept (labelled
+/// with the paper's title) unless `delete_notes`.
+#[tauri::command]
+#[specta::specta]
+pub async fn library_delete(
+    state: State<'_, AppState>,
+    paper_id: String,
+    delete_notes: bool,
+) -> Result<bool, AppError> {
+    Ok(state
+        .engine()
+        .services
+        .library
+        .delete(&paper_id, delete_notes)
+        .await?)
+}
+
+/// A collection and how many papers it holds.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionInfo {
+    pub name: String,
+    pub papers: u32,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn library_collections(
+    state: State<'_, AppState>,
+) -> Result<Vec<CollectionInfo>, AppError> {
+    Ok(state
+        .engine()
+        .services
+        .store
+        .collections()
+        .await?
+        .into_iter()
+        .map(|(name, papers)| CollectionInfo {
+            name,
+            papers: count(papers),
+        })
+        .collect())
+}
+
+/// Adds a paper to a collection (created on first use).
+#[tauri::command]
+#[specta::specta]
+pub async fn library_collect(
+    state: State<'_, AppState>,
+    paper_id: String,
+    collection: String,
+) -> Result<(), AppError> {
+    let collection = collection.trim();
+    if collection.is_empty() {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "A collection needs a name.",
+        ));
+    }
+    Ok(state
+        .engine()
+        .services
+        .store
+        .add_to_collection(&paper_id, collection)
+        .await?)
+}
+
+/// A note to add: a highlight (quote and rectangles on a page) with a comment.
+#[derive(Debug, Clone, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct NewNote {
+    pub paper_id: String,
+    pub page: Option<u32>,
+    pub quote: Option<String>,
+    pub comment: String,
+    pub color: Option<String>,
+    /// `[{x, y, width, height}]` in PDF points.
+    pub rects: Vec<NoteRect>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type)]
+pub struct NoteRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn note_add(state: State<'_, AppState>, note: NewNote) -> Result<Note, AppError> {
+    if note.quote.as_deref().is_none_or(|q| q.trim().is_empty()) && note.comment.trim().is_empty() {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "A note needs a highlight or a comment.",
+        ));
+    }
+    let rects = serde_json::to_value(&note.rects)
+        .map_err(|error| AppError::new(AppErrorKind::InvalidInput, error.to_string()))?;
+    let stored = Note {
+        id: String::new(),
+        paper_id: Some(note.paper_id),
+        paper_label: None,
+        page: note.page.map(i64::from),
+        quote: note.quote.map(|q| q.trim().to_string()),
+        comment: note.comment.trim().to_string(),
+        color: note.color,
+        rects,
+        created_at: String::new(),
+        updated_at: String::new(),
+    };
+    Ok(state.engine().services.store.add_note(&stored).await?)
+}
+
+/// Notes of one paper, or of the whole library.
+#[tauri::command]
+#[specta::specta]
+pub async fn notes_list(
+    state: State<'_, AppState>,
+    paper_id: Option<String>,
+) -> Result<Vec<Note>, AppError> {
+    Ok(state
+        .engine()
+        .services
+        .store
+        .notes(paper_id.as_deref())
+        .await?)
+}
+
+/// A passage found by `library_search`.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PassageHit {
+    pub paper_id: String,
+    pub title: String,
+    pub authors: Vec<String>,
+    pub year: Option<u32>,
+    pub page: Option<u32>,
+    pub section: Option<String>,
+    pub text: String,
+    pub score: f64,
+}
+
+/// Passages matching `query`, with the search mode and why it was not hybrid.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PassageResults {
+    pub hits: Vec<PassageHit>,
+    pub note: Option<String>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn library_search(
+    state: State<'_, AppState>,
+    query: String,
+    filter: PaperFilter,
+    limit: u32,
+) -> Result<PassageResults, AppError> {
+    let results = state
+        .engine()
+        .services
+        .library
+        .search(&query, &filter, limit.clamp(1, 100) as usize)
+        .await?;
+    Ok(PassageResults {
+        hits: results
+            .hits
+            .into_iter()
+            .map(|hit| PassageHit {
+                paper_id: hit.chunk.paper_id,
+                title: hit.chunk.title,
+                authors: hit.chunk.authors,
+                year: hit.chunk.year.and_then(|y| u32::try_from(y).ok()),
+                page: hit.chunk.page.and_then(|p| u32::try_from(p).ok()),
+                section: hit.chunk.section,
+                text: hit.chunk.text,
+                score: hit.score,
+            })
+            .collect(),
+        note: results.note,
+    })
+}
+
+/// BibTeX for the whole library or one collection, written to `path`. Returns how many
+/// entries, and the notes (e.g. "ADS unreachable: local entries").
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BibExport {
+    pub entries: u32,
+    pub notes: Vec<String>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn library_export_bib(
+    state: State<'_, AppState>,
+    collection: Option<String>,
+    path: String,
+) -> Result<BibExport, AppError> {
+    let services = state.engine().services.clone();
+    let filter = PaperFilter {
+        collection,
+        ..PaperFilter::default()
+    };
+    let mut records = Vec::new();
+    for paper in services.store.library_papers(&filter).await? {
+        if let Some(record) = services.store.paper_record(&paper.id).await? {
+            records.push(record);
+        }
+    }
+    let (entries, notes) = bibtex::bibtex(&records, Some(&services.papers.ads)).await;
+    let text: String = entries
+        .iter()
+        .map(|entry| format!("{}\n\n", entry.text.trim_end()))
+        .collect();
+    tokio::fs::write(&path, text).await.map_err(|error| {
+        AppError::new(
+            AppErrorKind::Storage,
+            format!("cannot write {path}: {error}"),
+        )
+    })?;
+    Ok(BibExport {
+        entries: count(entries.len()),
+        notes,
+    })
+}

@@ -1,0 +1,144 @@
+//! Session commands: the history, offline replay, rename, delete, and bundles (one JSON
+//! file per session, to keep or to move to another machine).
+
+use std::path::PathBuf;
+
+use asterism_protocol::{SessionSummary, TimelineItem};
+use tauri::State;
+
+use crate::error::{AppError, AppErrorKind};
+use crate::state::AppState;
+
+/// Stored sessions, most recent first; `query` keeps those whose title or summary
+/// contains it (case-insensitive).
+#[tauri::command]
+#[specta::specta]
+pub async fn sessions_list(
+    state: State<'_, AppState>,
+    query: Option<String>,
+) -> Result<Vec<SessionSummary>, AppError> {
+    let sessions = state.engine().services.store.list_sessions(500).await?;
+    let Some(query) = query
+        .map(|q| q.trim().to_lowercase())
+        .filter(|q| !q.is_empty())
+    else {
+        return Ok(sessions);
+    };
+    Ok(sessions
+        .into_iter()
+        .filter(|session| {
+            session.title.to_lowercase().contains(&query)
+                || session
+                    .summary
+                    .as_deref()
+                    .is_some_and(|summary| summary.to_lowercase().contains(&query))
+        })
+        .collect())
+}
+
+/// A stored session's timeline, rebuilt from the database (offline replay).
+#[tauri::command]
+#[specta::specta]
+pub async fn session_timeline(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<Vec<TimelineItem>, AppError> {
+    Ok(asterism_agent::session_timeline(&state.engine().services.store, &session_id).await?)
+}
+
+/// Gives a session a new title.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_rename(
+    state: State<'_, AppState>,
+    session_id: String,
+    title: String,
+) -> Result<(), AppError> {
+    if title.trim().is_empty() {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "A session needs a title.",
+        ));
+    }
+    Ok(state
+        .engine()
+        .services
+        .store
+        .rename_session(&session_id, &title)
+        .await?)
+}
+
+/// Deletes a session and everything stored about it (not the papers it downloaded).
+#[tauri::command]
+#[specta::specta]
+pub async fn session_delete(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<(), AppError> {
+    if state.is_running(&session_id) {
+        return Err(AppError::new(
+            AppErrorKind::Busy,
+            "This session is answering a question; cancel it first.",
+        ));
+    }
+    Ok(state
+        .engine()
+        .services
+        .store
+        .delete_session(&session_id)
+        .await?)
+}
+
+/// Writes a session bundle to `path` (chosen in a save dialog). Returns its size.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_export(
+    state: State<'_, AppState>,
+    session_id: String,
+    path: String,
+) -> Result<u32, AppError> {
+    let bundle = state
+        .engine()
+        .services
+        .store
+        .export_session(&session_id)
+        .await?;
+    let text = serde_json::to_string_pretty(&bundle)
+        .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))?;
+    let path = PathBuf::from(path);
+    let temp = path.with_extension("partial");
+    tokio::fs::write(&temp, &text)
+        .await
+        .and(tokio::fs::rename(&temp, &path).await)
+        .map_err(|error| {
+            AppError::new(
+                AppErrorKind::Storage,
+                format!("cannot write {}: {error}", path.display()),
+            )
+        })?;
+    Ok(u32::try_from(text.len()).unwrap_or(u32::MAX))
+}
+
+/// Reads a session bundle from `path` and stores it; returns the session id.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_import(state: State<'_, AppState>, path: String) -> Result<String, AppError> {
+    let text = tokio::fs::read_to_string(&path).await.map_err(|error| {
+        AppError::new(
+            AppErrorKind::InvalidInput,
+            format!("cannot read {path}: {error}"),
+        )
+    })?;
+    let bundle: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
+        AppError::new(
+            AppErrorKind::InvalidInput,
+            format!("{path} is not a session bundle: {error}"),
+        )
+    })?;
+    Ok(state
+        .engine()
+        .services
+        .store
+        .import_session(&bundle)
+        .await?)
+}
