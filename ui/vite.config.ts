@@ -13,8 +13,8 @@ export default defineConfig({
   // JSX through Vite's built-in esbuild (no React plugin needed).
   esbuild: { jsx: "automatic" },
   build: {
-    // Linux and macOS webviews are WebKit: stay within what Safari 13 understands.
-    target: ["es2021", "safari13"],
+    // Linux and macOS webviews are WebKit (WebKitGTK 2.4x, Safari 16+); pdf.js needs ES2022.
+    target: ["es2022", "safari16"],
     outDir: "dist",
     emptyOutDir: true,
   },

@@ -1,5 +1,106 @@
-import { ResearchAgentPanel } from "./components/ResearchAgentPanel";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useResearchAgent } from "./agent/useResearchAgent";
+import { applyTheme, savedTheme, type Theme } from "./app/theme";
+import { ToastProvider } from "./app/toasts";
+import { ResearchAgentView } from "./components/ResearchAgentPanel";
+import { setLanguage, type Language } from "./i18n";
+import { AuditLogViewer } from "./panels/AuditLogViewer";
+import { LibraryView } from "./panels/LibraryView";
+import { MetricsPanel } from "./panels/MetricsPanel";
+import { SettingsPanel } from "./panels/SettingsPanel";
+
+export const VIEWS = ["agent", "library", "metrics", "audit", "settings"] as const;
+export type View = (typeof VIEWS)[number];
+const ICONS: Record<View, string> = { agent: "✦", library: "▤", metrics: "▥", audit: "☰", settings: "⚙" };
 
 export function App() {
-  return <ResearchAgentPanel />;
+  return (
+    <ToastProvider>
+      <Shell />
+    </ToastProvider>
+  );
+}
+
+/** The navigation rail and the panels. The agent panel stays mounted so a run goes on
+ * while the user looks at the library. */
+function Shell() {
+  const { t, i18n } = useTranslation();
+  const agent = useResearchAgent();
+  const [view, setView] = useState<View>("agent");
+  const [theme, setTheme] = useState<Theme>(savedTheme);
+
+  useEffect(() => applyTheme(theme), [theme]);
+
+  // Keyboard: Ctrl/⌘+1…5 panels, Ctrl/⌘+N new session, Esc cancels the run.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const mod = event.ctrlKey || event.metaKey;
+      if (mod && /^[1-5]$/.test(event.key)) {
+        event.preventDefault();
+        setView(VIEWS[Number(event.key) - 1]!);
+      } else if (mod && event.key.toLowerCase() === "n" && !agent.running) {
+        event.preventDefault();
+        setView("agent");
+        agent.newSession();
+      } else if (event.key === "Escape" && agent.running && !event.defaultPrevented) {
+        void agent.cancel();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [agent]);
+
+  return (
+    <div className="app">
+      <nav className="rail" aria-label={t("nav.label")}>
+        <div className="brand" title="Asterism">
+          <span className="brand-mark" aria-hidden="true">
+            ✦
+          </span>
+          <span className="brand-name">Asterism</span>
+        </div>
+        {VIEWS.map((name, index) => (
+          <button
+            key={name}
+            type="button"
+            className="rail-button"
+            data-testid={`nav-${name}`}
+            aria-current={view === name ? "page" : undefined}
+            title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
+            onClick={() => setView(name)}
+          >
+            <span aria-hidden="true">{ICONS[name]}</span>
+            <span className="rail-label">{t(`nav.${name}`)}</span>
+          </button>
+        ))}
+        <span className="spacer" />
+        <button
+          type="button"
+          className="rail-button small"
+          data-testid="toggle-language"
+          title={t("settings.language")}
+          onClick={() => setLanguage((i18n.language === "zh" ? "en" : "zh") as Language)}
+        >
+          {i18n.language === "zh" ? "EN" : "中"}
+        </button>
+        <button
+          type="button"
+          className="rail-button small"
+          data-testid="toggle-theme"
+          title={t("settings.theme")}
+          onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
+        >
+          {theme === "dark" ? "☀" : "☾"}
+        </button>
+      </nav>
+      <div className="view" hidden={view !== "agent"}>
+        <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
+      </div>
+      {view === "library" && <LibraryView />}
+      {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
+      {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
+      {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
+    </div>
+  );
 }

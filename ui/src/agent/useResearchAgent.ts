@@ -13,6 +13,8 @@ import { applyEvent } from "../timeline/fold";
 
 /** A permission request as the live run sent it. */
 export type PermissionRequestEvent = Extract<AgentEvent, { type: "PermissionRequest" }>;
+/** A question of the agent (ask_user) waiting for the user. */
+export type AskUserEvent = Extract<AgentEvent, { type: "AskUser" }>;
 
 /** Turns whatever a command rejected with into a sentence for the user. */
 function describe(error: AppError | unknown): string {
@@ -34,6 +36,17 @@ export type ResearchAgent = {
   /** Permission requests of the live run waiting for the user. */
   permissions: PermissionRequestEvent[];
   answerPermission: (requestId: string, decision: PermissionDecision, reason: string | null) => Promise<void>;
+  /** The agent's questions (ask_user) waiting for an answer. */
+  questions: AskUserEvent[];
+  answerQuestion: (requestId: string, answer: string) => Promise<void>;
+  /** Filters the history by title or summary ("" shows everything). */
+  searchSessions: (query: string) => void;
+  sessionQuery: string;
+  renameSession: (id: string, title: string) => Promise<void>;
+  deleteSession: (id: string) => Promise<void>;
+  exportSession: (id: string, path: string) => Promise<boolean>;
+  importSession: (path: string) => Promise<void>;
+  refreshStatus: () => Promise<void>;
   send: (question: string, enableThinking: boolean) => Promise<boolean>;
   cancel: () => Promise<void>;
   openSession: (id: string) => Promise<void>;
@@ -49,16 +62,28 @@ export function useResearchAgent(): ResearchAgent {
   const [running, setRunning] = useState(false);
     const [notice, setNotice] = useState<string | null>(null);
   const [permissions, setPermissions] = useState<PermissionRequestEvent[]>([]);
+  const [questions, setQuestions] = useState<AskUserEvent[]>([]);
+  const [sessionQuery, setSessionQuery] = useState("");
+  const query = useRef("");
   // Bumped whenever the timeline is replaced, so late answers for an older view are dropped.
   const view = useRef(0);
 
   const refreshSessions = useCallback(async () => {
     try {
-      const result = await commands.sessionsList();
+      const result = await commands.sessionsList(query.current.trim() || null);
       if (result.status === "ok") setSessions(result.data);
       else setNotice(`Could not load sessions: ${describe(result.error)}`);
     } catch (error) {
       setNotice(`Could not load sessions: ${describe(error)}`);
+    }
+  }, []);
+
+  const refreshStatus = useCallback(async () => {
+    try {
+      const result = await commands.appStatus();
+      if (result.status === "ok") setStatus(result.data);
+    } catch (error) {
+      setNotice(describe(error));
     }
   }, []);
 
@@ -92,13 +117,17 @@ export function useResearchAgent(): ResearchAgent {
                 setItems((previous) => applyEvent(previous, event));
         if (event.type === "RunStarted") setSessionId(event.sessionId);
         if (event.type === "PermissionRequest") setPermissions((previous) => [...previous, event]);
+        if (event.type === "AskUser") setQuestions((previous) => [...previous, event]);
         if (event.type === "ToolResult") {
           setPermissions((previous) => previous.filter((request) => request.toolCallId !== event.toolCallId));
+          // An unanswered question timed out: its tool result says so.
+          if (event.name === "ask_user") setQuestions([]);
         }
         if (event.type === "RunFinished") {
           setSessionId(event.sessionId);
           setRunning(false);
           setPermissions([]);
+          setQuestions([]);
           void refreshSessions();
         }
       };
@@ -130,6 +159,62 @@ export function useResearchAgent(): ResearchAgent {
       setNotice(describe(error));
     }
   }, []);
+
+  const answerQuestion = useCallback(async (requestId: string, answer: string) => {
+    setQuestions((previous) => previous.filter((question) => question.requestId !== requestId));
+    try {
+      const result = await commands.questionAnswer(requestId, answer);
+      if (result.status === "error") setNotice(describe(result.error));
+      else if (!result.data) setNotice("That question had already expired.");
+    } catch (error) {
+      setNotice(describe(error));
+    }
+  }, []);
+
+  const searchSessions = useCallback(
+    (text: string) => {
+      query.current = text;
+      setSessionQuery(text);
+      void refreshSessions();
+    },
+    [refreshSessions],
+  );
+
+  const renameSession = useCallback(
+    async (id: string, title: string) => {
+      const result = await commands.sessionRename(id, title);
+      if (result.status === "error") setNotice(describe(result.error));
+      await refreshSessions();
+    },
+    [refreshSessions],
+  );
+
+  const exportSession = useCallback(async (id: string, path: string) => {
+    const result = await commands.sessionExport(id, path);
+    if (result.status === "error") {
+      setNotice(describe(result.error));
+      return false;
+    }
+    return true;
+  }, []);
+
+  const importSession = useCallback(
+    async (path: string) => {
+      const result = await commands.sessionImport(path);
+      if (result.status === "error") {
+        setNotice(describe(result.error));
+        return;
+      }
+      await refreshSessions();
+      const timeline = await commands.sessionTimeline(result.data);
+      if (timeline.status === "ok" && !running) {
+        view.current++;
+        setItems(timeline.data);
+        setSessionId(result.data);
+      }
+    },
+    [refreshSessions, running],
+  );
 
   const cancel = useCallback(async () => {
     if (!sessionId) return;
@@ -170,6 +255,19 @@ export function useResearchAgent(): ResearchAgent {
     setNotice(null);
   }, [running]);
 
+  const deleteSession = useCallback(
+    async (id: string) => {
+      const result = await commands.sessionDelete(id);
+      if (result.status === "error") {
+        setNotice(describe(result.error));
+        return;
+      }
+      if (id === sessionId) newSession();
+      await refreshSessions();
+    },
+    [sessionId, newSession, refreshSessions],
+  );
+
   return {
     status,
     sessions,
@@ -180,6 +278,15 @@ export function useResearchAgent(): ResearchAgent {
         dismissNotice: () => setNotice(null),
     permissions,
     answerPermission,
+    questions,
+    answerQuestion,
+    searchSessions,
+    sessionQuery,
+    renameSession,
+    deleteSession,
+    exportSession,
+    importSession,
+    refreshStatus,
     send,
     cancel,
     openSession,

@@ -1,17 +1,17 @@
-/** Shown when no language model is configured: how to configure one; replay still works. */
-export function ConfigNotice({ dataDir }: { dataDir: string }) {
+import { Trans, useTranslation } from "react-i18next";
+
+/** Shown when no language model is configured: what to set; the library and replay still work. */
+export function ConfigNotice({ dataDir, onOpenSettings }: { dataDir: string; onOpenSettings?: () => void }) {
+  const { t } = useTranslation();
   return (
     <div className="config-notice" role="note" data-testid="config-notice">
-      <strong>No language model is configured.</strong> Set <code>LLM_BASE_URL</code>,{" "}
-      <code>LLM_MODEL</code> and <code>LLM_API_KEY</code> in the environment or in a{" "}
-      <code>.env</code> file in the data directory
-      {dataDir ? (
-        <>
-          {" "}
-          (<code className="path">{dataDir}</code>)
-        </>
-      ) : null}
-      , then restart Asterism. You can still browse and replay past sessions.
+      <strong>{t("config.title")}</strong>{" "}
+      <Trans i18nKey="config.body" values={{ dataDir }} components={{ code: <code />, path: <code className="path" /> }} />{" "}
+      {onOpenSettings && (
+        <button type="button" className="link-button" data-testid="open-settings" onClick={onOpenSettings}>
+          {t("config.open")}
+        </button>
+      )}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useTranslation } from "react-i18next";
 import type { PermissionDecision } from "../bindings";
 import type { PermissionRequestEvent } from "../agent/useResearchAgent";
 
@@ -9,25 +10,26 @@ type Props = {
 
 /** Asks the user whether a tool call may run, with its full arguments. */
 export function PermissionCard({ request, onAnswer }: Props) {
+  const { t } = useTranslation();
   const [reason, setReason] = useState("");
   const answer = (decision: PermissionDecision) => onAnswer(request.requestId, decision, decision === "deny" ? reason.trim() || null : null);
   return (
-    <section className="permission-card" data-testid="permission-card" aria-label={`Permission for ${request.tool}`}>
+    <section className="permission-card" data-testid="permission-card" aria-label={t("permission.label", { tool: request.tool })}>
       <p>
-        <strong>Allow {request.tool}?</strong> <span className="muted">{request.reason}</span>
+        <strong>{t("permission.allowTool", { tool: request.tool })}</strong> <span className="muted">{request.reason}</span>
       </p>
       <pre className="output">{JSON.stringify(request.arguments, null, 2)}</pre>
       <div className="permission-actions">
-        <button type="button" onClick={() => answer("allowOnce")}>Allow once</button>
-        <button type="button" onClick={() => answer("allowSession")}>Allow for this session</button>
-        <button type="button" onClick={() => answer("allowAlways")}>Always allow</button>
+        <button type="button" data-testid="permission-allow-once" onClick={() => answer("allowOnce")}>{t("permission.once")}</button>
+        <button type="button" data-testid="permission-allow-session" onClick={() => answer("allowSession")}>{t("permission.session")}</button>
+        <button type="button" data-testid="permission-allow-always" onClick={() => answer("allowAlways")}>{t("permission.always")}</button>
         <input
-          aria-label="Reason for denying"
-          placeholder="Reason (optional, the agent sees it)"
+          aria-label={t("permission.reason")}
+          placeholder={t("permission.reasonPlaceholder")}
           value={reason}
           onChange={(event) => setReason(event.target.value)}
         />
-        <button type="button" className="secondary" onClick={() => answer("deny")}>Deny</button>
+        <button type="button" className="secondary" data-testid="permission-deny" onClick={() => answer("deny")}>{t("permission.deny")}</button>
       </div>
     </section>
   );

@@ -1,21 +1,25 @@
 import { useState, type KeyboardEvent } from "react";
+import { useTranslation } from "react-i18next";
 
 type Props = {
   running: boolean;
   canCancel: boolean;
   thinkingSupported: boolean;
+  /** No model configured: nothing to send to. */
+  disabled?: boolean;
   onSend: (question: string, enableThinking: boolean) => Promise<boolean>;
   onCancel: () => void;
 };
 
 /** The composer: Enter (or Ctrl/Cmd+Enter) sends, Shift+Enter starts a new line. */
-export function QuestionBox({ running, canCancel, thinkingSupported, onSend, onCancel }: Props) {
+export function QuestionBox({ running, canCancel, thinkingSupported, disabled = false, onSend, onCancel }: Props) {
+  const { t } = useTranslation();
   const [question, setQuestion] = useState("");
   const [thinking, setThinking] = useState(false);
   const empty = question.trim() === "";
 
   const submit = async () => {
-    if (running || empty) return;
+    if (running || empty || disabled) return;
     const sent = question;
     setQuestion("");
     // Give the text back if the run could not start.
@@ -38,15 +42,15 @@ export function QuestionBox({ running, canCancel, thinkingSupported, onSend, onC
       }}
     >
       <label htmlFor="question-input" className="visually-hidden">
-        Research question
+        {t("composer.label")}
       </label>
       <textarea
         id="question-input"
         data-testid="question-input"
         rows={3}
-        placeholder="Ask a research question…  (Enter to send, Shift+Enter for a new line)"
+        placeholder={disabled ? t("composer.noModel") : t("composer.placeholder")}
         value={question}
-        disabled={running}
+        disabled={running || disabled}
         onChange={(event) => setQuestion(event.target.value)}
         onKeyDown={onKeyDown}
       />
@@ -60,7 +64,7 @@ export function QuestionBox({ running, canCancel, thinkingSupported, onSend, onC
               disabled={running}
               onChange={(event) => setThinking(event.target.checked)}
             />{" "}
-            Show thinking
+            {t("composer.thinking")}
           </label>
         )}
         <span className="spacer" />
@@ -72,11 +76,11 @@ export function QuestionBox({ running, canCancel, thinkingSupported, onSend, onC
             disabled={!canCancel}
             onClick={onCancel}
           >
-            Cancel
+            {t("composer.cancel")}
           </button>
         )}
-        <button type="submit" className="primary" data-testid="send-button" disabled={running || empty}>
-          {running ? "Working…" : "Send"}
+        <button type="submit" className="primary" data-testid="send-button" disabled={running || empty || disabled}>
+          {running ? t("composer.working") : t("composer.send")}
         </button>
       </div>
     </form>

@@ -1,65 +1,97 @@
-import { useResearchAgent } from "../agent/useResearchAgent";
+import { open } from "@tauri-apps/plugin-dialog";
+import { useTranslation } from "react-i18next";
+import { type ResearchAgent, useResearchAgent } from "../agent/useResearchAgent";
+import { AskUserQuestionCard } from "./AskUserQuestionCard";
 import { ConfigNotice } from "./ConfigNotice";
 import { PermissionCard } from "./PermissionCard";
 import { QuestionBox } from "./QuestionBox";
 import { SessionList } from "./SessionList";
 import { Timeline } from "./Timeline";
 
-/** The research agent: sessions on the left, the conversation in the centre, input below. */
+/** The research agent on its own (tests, and anywhere without the app shell). */
 export function ResearchAgentPanel() {
-  const agent = useResearchAgent();
+  return <ResearchAgentView agent={useResearchAgent()} />;
+}
+
+type Props = { agent: ResearchAgent; onOpenSettings?: () => void };
+
+/** Sessions on the left, the conversation in the centre, cards and the composer below. */
+export function ResearchAgentView({ agent, onOpenSettings }: Props) {
+  const { t } = useTranslation();
   const { status, running } = agent;
+
+  const importBundle = async () => {
+    const path = await open({
+      title: t("sessions.importTitle"),
+      multiple: false,
+      filters: [{ name: t("sessions.bundle"), extensions: ["json"] }],
+    });
+    if (typeof path === "string") await agent.importSession(path);
+  };
 
   return (
     <div className="layout">
-      <aside className="sidebar" aria-label="Session history">
-        <div className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            ✦
-          </span>{" "}
-          Asterism
-        </div>
+      <aside className="sidebar" aria-label={t("sessions.history")}>
         <button
           type="button"
           className="secondary new-session"
           data-testid="new-session"
           disabled={running}
+          title={t("shortcuts.newSession")}
           onClick={agent.newSession}
         >
-          + New session
+          + {t("sessions.new")}
         </button>
-        <h2 className="sidebar-heading">History</h2>
+        <input
+          type="search"
+          className="session-search"
+          data-testid="session-search"
+          aria-label={t("sessions.search")}
+          placeholder={t("sessions.search")}
+          value={agent.sessionQuery}
+          onChange={(event) => agent.searchSessions(event.target.value)}
+        />
+        <h2 className="sidebar-heading">{t("sessions.history")}</h2>
         <SessionList
           sessions={agent.sessions}
           currentId={agent.sessionId}
           disabled={running}
           onOpen={(id) => void agent.openSession(id)}
+          onRename={(id, title) => void agent.renameSession(id, title)}
+          onDelete={(id) => void agent.deleteSession(id)}
+          onExport={(id, path) => void agent.exportSession(id, path)}
         />
+        <button type="button" className="link-button import-bundle" onClick={() => void importBundle()}>
+          {t("sessions.import")}
+        </button>
       </aside>
 
       <main className="main">
         <header className="topbar">
-          <h1 className="topbar-title">Research agent</h1>
+          <h1 className="topbar-title">{t("agent.title")}</h1>
           {status && (
-            <span className="model muted" title="Language model">
-              {status.modelConfigured ? status.model : "no model"}
+            <span className="model muted" title={t("agent.model")}>
+              {status.modelConfigured ? status.model : t("agent.noModel")}
             </span>
           )}
         </header>
 
-        {status && !status.modelConfigured && <ConfigNotice dataDir={status.dataDir} />}
+        {status && !status.modelConfigured && <ConfigNotice dataDir={status.dataDir} onOpenSettings={onOpenSettings} />}
 
-                <Timeline items={agent.items} running={running} />
+        <Timeline items={agent.items} running={running} />
 
+        {agent.questions.map((question) => (
+          <AskUserQuestionCard key={question.requestId} question={question} onAnswer={(id, answer) => void agent.answerQuestion(id, answer)} />
+        ))}
         {agent.permissions.map((request) => (
           <PermissionCard key={request.requestId} request={request} onAnswer={agent.answerPermission} />
         ))}
 
         {agent.notice && (
-          <div className="toast" role="alert" data-testid="error-toast">
+          <div className="toast inline-toast" role="alert" data-testid="error-toast">
             <span>{agent.notice}</span>
             <button type="button" className="link-button" onClick={agent.dismissNotice}>
-              Dismiss
+              {t("common.dismiss")}
             </button>
           </div>
         )}
@@ -68,6 +100,7 @@ export function ResearchAgentPanel() {
           running={running}
           canCancel={agent.sessionId !== null}
           thinkingSupported={status?.thinkingSupported ?? false}
+          disabled={status !== null && !status.modelConfigured}
           onSend={agent.send}
           onCancel={() => void agent.cancel()}
         />

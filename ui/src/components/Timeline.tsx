@@ -1,19 +1,22 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { useLayoutEffect, useRef } from "react";
+import { useTranslation } from "react-i18next";
 import type { TimelineItem } from "../bindings";
 import { TimelineItemView } from "./TimelineItemView";
 
 /** Distance from the bottom (px) within which the view keeps following new output. */
 const FOLLOW_SLACK = 48;
+/** Longer timelines (a replayed session of thousands of events) render only what is visible. */
+export const VIRTUALIZE_FROM = 150;
+
+type Props = { items: TimelineItem[]; running: boolean };
 
 /** The conversation. Follows the stream unless the user has scrolled up to read. */
-export function Timeline({ items, running }: { items: TimelineItem[]; running: boolean }) {
+export function Timeline({ items, running }: Props) {
+  const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
   const follow = useRef(true);
-
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (el && follow.current) el.scrollTop = el.scrollHeight;
-  }, [items]);
+  const virtual = items.length >= VIRTUALIZE_FROM;
 
   const onScroll = () => {
     const el = ref.current;
@@ -25,25 +28,75 @@ export function Timeline({ items, running }: { items: TimelineItem[]; running: b
       ref={ref}
       className="timeline"
       data-testid="timeline"
+      data-count={items.length}
       role="log"
-      aria-label="Conversation"
+      aria-label={t("agent.conversation")}
       aria-live="polite"
       aria-busy={running}
       onScroll={onScroll}
     >
       {items.length === 0 ? (
-        <p className="empty muted">
-          Ask about an object, a catalogue or a paper — for example “Where is NGC 4258?”
-        </p>
+        <p className="empty muted">{t("agent.empty")}</p>
+      ) : virtual ? (
+        <VirtualItems items={items} running={running} scroller={ref} follow={follow} />
       ) : (
-        items.map((item, index) => (
-          <TimelineItemView
-            key={item.id}
-            item={item}
-            live={running && index === items.length - 1}
-          />
-        ))
+        <PlainItems items={items} running={running} scroller={ref} follow={follow} />
       )}
+    </div>
+  );
+}
+
+type ListProps = Props & {
+  scroller: React.RefObject<HTMLDivElement | null>;
+  follow: React.RefObject<boolean>;
+};
+
+function PlainItems({ items, running, scroller, follow }: ListProps) {
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
+  }, [items, scroller, follow]);
+  return (
+    <>
+      {items.map((item, index) => (
+        <TimelineItemView key={item.id} item={item} live={running && index === items.length - 1} />
+      ))}
+    </>
+  );
+}
+
+function VirtualItems({ items, running, scroller, follow }: ListProps) {
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 96,
+    overscan: 8,
+    getItemKey: (index) => items[index]?.id ?? index,
+  });
+  useLayoutEffect(() => {
+    if (follow.current) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+  }, [items.length, virtualizer, follow]);
+  const rows = virtualizer.getVirtualItems();
+  return (
+    <div className="virtual-space" ref={(el) => el?.style.setProperty("height", `${virtualizer.getTotalSize()}px`)}>
+      {rows.map((row) => {
+        const item = items[row.index];
+        if (!item) return null;
+        return (
+          <div
+            key={row.key}
+            data-index={row.index}
+            className="virtual-row"
+            ref={(el) => {
+              if (!el) return;
+              el.style.setProperty("transform", `translateY(${row.start}px)`);
+              virtualizer.measureElement(el);
+            }}
+          >
+            <TimelineItemView item={item} live={running && row.index === items.length - 1} />
+          </div>
+        );
+      })}
     </div>
   );
 }

@@ -1,23 +1,37 @@
+import { useTranslation } from "react-i18next";
 import type { TimelineItem } from "../bindings";
+import { Markdown } from "./Markdown";
 import { ThinkingView } from "./ThinkingView";
 import { ToolCallView } from "./ToolCallView";
 import { ToolResultView } from "./ToolResultView";
 
 /** One timeline entry; `live` is true for the last item of a run still streaming. */
 export function TimelineItemView({ item, live }: { item: TimelineItem; live: boolean }) {
+  const { t } = useTranslation();
+  // A subagent's own steps sit inside its card's indentation.
+  const agent = "agentName" in item && item.kind !== "subagent" ? item.agentName : "main";
+  const nested = agent !== "main";
   return (
-    <article className={`item item-${item.kind}`} data-testid="timeline-item" data-kind={item.kind}>
-      {renderBody(item, live)}
+    <article
+      className={`item item-${item.kind}${nested ? " nested" : ""}`}
+      data-testid="timeline-item"
+      data-kind={item.kind}
+      data-agent={agent}
+    >
+      {nested && <span className="agent-tag">{agent}</span>}
+      {renderBody(item, live, t)}
     </article>
   );
 }
 
-function renderBody(item: TimelineItem, live: boolean) {
+type T = ReturnType<typeof useTranslation>["t"];
+
+function renderBody(item: TimelineItem, live: boolean, t: T) {
   switch (item.kind) {
     case "user":
       return (
         <>
-          <h2 className="visually-hidden">Question</h2>
+          <h2 className="visually-hidden">{t("agent.question")}</h2>
           <p className="user-text">{item.text}</p>
         </>
       );
@@ -26,9 +40,7 @@ function renderBody(item: TimelineItem, live: boolean) {
     case "text":
       return (
         <div className="answer">
-          {item.text.split(/\n{2,}/).map((paragraph, index) => (
-            <p key={index}>{paragraph}</p>
-          ))}
+          <Markdown text={item.text} />
         </div>
       );
     case "tool-call":
@@ -46,22 +58,22 @@ function renderBody(item: TimelineItem, live: boolean) {
     case "notice":
       return (
         <div role="status" className="notice-item">
-          <span className="notice-kind">{item.noticeKind}</span> {item.message}
+          <span className="notice-kind">{t(`notice.${item.noticeKind}`, item.noticeKind)}</span> {item.message}
         </div>
       );
     case "todos":
-      return <TodoListView agentName={item.agentName} todos={item.todos} />;
+      return <TodoListView agentName={item.agentName} todos={item.todos} t={t} />;
     case "subagent":
       return (
         <div className="subagent-item">
           <p>
-            <strong>Subagent {item.agentName}</strong>: {item.task}
+            <strong>{t("agent.subagent", { name: item.agentName })}</strong>: {item.task}
           </p>
           {item.summary === null ? (
-            <p className="subagent-working">working…</p>
+            <p className="subagent-working">{t("agent.working")}</p>
           ) : (
             <p className="subagent-summary">
-              {item.summary} <span className="subagent-steps">({item.steps} steps)</span>
+              {item.summary} <span className="subagent-steps">({t("agent.steps", { count: item.steps ?? 0 })})</span>
             </p>
           )}
         </div>
@@ -69,7 +81,7 @@ function renderBody(item: TimelineItem, live: boolean) {
     case "error":
       return (
         <div role="alert" className="error-item">
-          <strong>Error ({item.errorKind}):</strong> {item.message}
+          <strong>{t("agent.error", { kind: item.errorKind })}</strong> {item.message}
         </div>
       );
   }
@@ -85,15 +97,21 @@ interface TodoEntry {
 const MARKS: Record<string, string> = { completed: "☑", in_progress: "▶", pending: "☐" };
 
 /** An agent's plan as todo_write left it. */
-function TodoListView({ agentName, todos }: { agentName: string; todos: unknown }) {
+function TodoListView({ agentName, todos, t }: { agentName: string; todos: unknown; t: T }) {
   const entries = Array.isArray(todos) ? (todos as TodoEntry[]) : [];
+  const done = entries.filter((entry) => entry.status === "completed").length;
   return (
-    <div className="todos-item">
-      <p className="todos-title">Plan{agentName === "main" ? "" : ` of ${agentName}`}</p>
+    <div className="todos-item" data-testid="todo-list">
+      <p className="todos-title">
+        {agentName === "main" ? t("agent.plan") : t("agent.planOf", { name: agentName })}{" "}
+        <span className="muted">
+          {done}/{entries.length}
+        </span>
+      </p>
       <ul>
         {entries.map((entry) => (
           <li key={entry.taskId} data-status={entry.status}>
-            <span aria-label={entry.status}>{MARKS[entry.status] ?? "☐"}</span> {entry.content}
+            <span aria-label={t(`todo.${entry.status}`, entry.status)}>{MARKS[entry.status] ?? "☐"}</span> {entry.content}
           </li>
         ))}
       </ul>

@@ -1,4 +1,6 @@
+import { useTranslation } from "react-i18next";
 import type { JsonValue } from "../bindings";
+import { PaperCards, asPapers } from "./PaperCards";
 import { TargetCard, asTarget } from "./TargetCard";
 
 type Props = {
@@ -9,29 +11,31 @@ type Props = {
   durationMs: number | null;
 };
 
-function formatDuration(ms: number | null): string {
+export function formatDuration(ms: number | null): string {
   if (ms === null) return "–";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /** A tool's result: a card for structured results it knows, then the raw output. */
 export function ToolResultView({ name, output, isError, metadata, durationMs }: Props) {
+  const { t } = useTranslation();
   const target = name === "query_target" && !isError ? asTarget(metadata) : null;
+  const papers = name === "search_papers" && !isError ? asPapers(metadata) : null;
+  const card = target ? <TargetCard target={target} /> : papers ? <PaperCards papers={papers} /> : null;
   return (
     <div className={isError ? "tool-result is-error" : "tool-result"}>
       <div className="tool-label">
         {isError ? (
-          <strong className="error-badge">Tool failed</strong>
+          <strong className="error-badge">{t("tool.failed")}</strong>
         ) : (
-          <span className="ok-badge">Result</span>
+          <span className="ok-badge">{t("tool.result")}</span>
         )}{" "}
-        of <code className="tool-name">{name}</code>{" "}
-        <span className="muted">· {formatDuration(durationMs)}</span>
+        <code className="tool-name">{name}</code> <span className="muted">· {formatDuration(durationMs)}</span>
       </div>
-      {target && <TargetCard target={target} />}
-      {target ? (
+      {card}
+      {card ? (
         <details className="raw-output">
-          <summary>Tool output</summary>
+          <summary>{t("tool.output")}</summary>
           <pre className="output">{output}</pre>
         </details>
       ) : (

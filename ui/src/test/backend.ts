@@ -1,7 +1,19 @@
 import { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { act } from "@testing-library/react";
-import type { AgentEvent, AppError, AppStatus, SessionSummary, TimelineItem } from "../bindings";
+import type {
+  AgentEvent,
+  AppError,
+  AppStatus,
+  AuditEntry,
+  ImportEvent,
+  LibraryPaper,
+  MetricEntry,
+  Note,
+  SessionSummary,
+  SettingsView,
+  TimelineItem,
+} from "../bindings";
 
 type Internals = { runCallback: (id: number, data: unknown) => void };
 
@@ -33,6 +45,15 @@ export type BackendOptions = {
   timelines?: Record<string, TimelineItem[]>;
   /** Replaces `agent_run`'s answer (the session id); throw an AppError to fail the command. */
   agentRun?: (args: Record<string, unknown>) => string;
+  metrics?: Record<string, MetricEntry[]>;
+  audit?: AuditEntry[];
+  papers?: LibraryPaper[];
+  notes?: Note[];
+  settings?: SettingsView;
+  /** What the open/save dialogs answer. */
+  dialog?: string | string[] | null;
+  /** Events `library_import` streams before it answers. */
+  importEvents?: ImportEvent[];
 };
 
 /** A fake backend over `mockIPC`: records every call and exposes the live channels. */
@@ -67,7 +88,64 @@ export function mockBackend(options: BackendOptions = {}) {
                 case "agent_cancel":
           return true;
         case "permission_answer":
+        case "question_answer":
           return true;
+        case "session_rename":
+        case "session_delete":
+        case "library_collect":
+          return null;
+        case "session_export":
+          return 1234;
+        case "session_metrics":
+          return options.metrics?.[args.sessionId as string] ?? [];
+        case "audit_page": {
+          const filter = args.filter as Record<string, string | null>;
+          const rows = (options.audit ?? []).filter(
+            (row) =>
+              (!filter.sessionId || row.sessionId === filter.sessionId) &&
+              (!filter.tool || row.tool === filter.tool) &&
+              (!filter.decision || row.decision === filter.decision) &&
+              (!filter.outcome || row.outcome === filter.outcome),
+          );
+          const offset = args.offset as number;
+          const distinct = (key: "tool" | "decision" | "outcome") => [...new Set((options.audit ?? []).map((row) => row[key]))].sort();
+          return {
+            entries: rows.slice(offset, offset + (args.limit as number)),
+            total: rows.length,
+            tools: distinct("tool"),
+            decisions: distinct("decision"),
+            outcomes: distinct("outcome"),
+          };
+        }
+        case "library_list":
+          return options.papers ?? [];
+        case "library_collections":
+          return [{ name: "TRGB", papers: 1 }];
+        case "library_paper": {
+          const paper = (options.papers ?? []).find((p) => p.id === args.paperId);
+          if (!paper) throw { kind: "notFound", message: "That paper is not in the library." } satisfies AppError;
+          return { paper, abstractText: "We measure H0.", journal: "ApJ", notes: options.notes ?? [] };
+        }
+        case "library_import": {
+          const channel = args.onProgress as Channel<ImportEvent>;
+          const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
+          (options.importEvents ?? []).forEach((message, index) => internals.runCallback(channel.id, { index, message }));
+          return { imported: 1, linked: 0, duplicates: 0, skipped: 0, failed: 0, embedded: 12, indexError: null };
+        }
+        case "library_search":
+          return { hits: [], note: null };
+        case "library_export_bib":
+          return { entries: (options.papers ?? []).length, notes: [] };
+        case "note_add":
+          return { id: "n1", ...(args.note as object) };
+        case "settings_get":
+          if (!options.settings) throw new Error("no settings in this test");
+          return options.settings;
+        case "settings_save":
+          return options.settings;
+        case "plugin:dialog|open":
+        case "plugin:dialog|save":
+          return options.dialog ?? null;
         default:
           throw new Error(`unexpected command ${cmd}`);
       }

@@ -1,0 +1,446 @@
+import { Channel } from "@tauri-apps/api/core";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { open, save } from "@tauri-apps/plugin-dialog";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import {
+  commands,
+  type CollectionInfo,
+  type ImportEvent,
+  type ImportSummary,
+  type LibraryPaper,
+  type PaperDetails,
+  type PaperFilter,
+  type PassageResults,
+} from "../bindings";
+import { call, describeError, useToasts } from "../app/toasts";
+
+const PdfViewer = lazy(() => import("./PdfViewer"));
+
+const NO_FILTER: PaperFilter = { paperId: null, collection: null, yearFrom: null, yearTo: null, author: null };
+
+type Progress = { files: number; total: number; embedded: number; toEmbed: number; last: string };
+
+/** Whether a paper matches the typed text (title, authors, identifiers, tags). */
+export function matches(paper: LibraryPaper, text: string): boolean {
+  const needle = text.trim().toLowerCase();
+  if (!needle) return true;
+  return [paper.title, ...paper.authors, paper.bibcode, paper.arxivId, paper.doi, ...paper.tags, ...paper.files.map((f) => f.originalName)]
+    .filter((value): value is string => typeof value === "string")
+    .some((value) => value.toLowerCase().includes(needle));
+}
+
+/** The astronomer's papers: import, filter, details, notes, collections, BibTeX, the PDF. */
+export function LibraryView() {
+  const { t } = useTranslation();
+  const toasts = useToasts();
+  const [papers, setPapers] = useState<LibraryPaper[]>([]);
+  const [collections, setCollections] = useState<CollectionInfo[]>([]);
+  const [filter, setFilter] = useState<PaperFilter>(NO_FILTER);
+  const [text, setText] = useState("");
+  const [passages, setPassages] = useState<PassageResults | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [details, setDetails] = useState<PaperDetails | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [reading, setReading] = useState(false);
+
+  const refresh = useCallback(async () => {
+    try {
+      const [list, groups] = await Promise.all([call(commands.libraryList(filter)), call(commands.libraryCollections())]);
+      setPapers(list);
+      setCollections(groups);
+    } catch (error) {
+      toasts.error(describeError(error));
+    }
+  }, [filter, toasts]);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  const loadDetails = useCallback(
+    async (id: string) => {
+      try {
+        setDetails(await call(commands.libraryPaper(id)));
+      } catch (error) {
+        toasts.error(describeError(error));
+      }
+    },
+    [toasts],
+  );
+  useEffect(() => {
+    if (selected) void loadDetails(selected);
+    else setDetails(null);
+  }, [selected, loadDetails]);
+
+  const importPaths = useCallback(
+    async (paths: string[]) => {
+      if (paths.length === 0 || progress) return;
+      setProgress({ files: 0, total: paths.length, embedded: 0, toEmbed: 0, last: "" });
+      const channel = new Channel<ImportEvent>();
+      channel.onmessage = (event) => {
+        if (event.kind === "file") {
+          setProgress((p) => p && { ...p, files: event.done, total: event.total, last: event.path.split(/[\\/]/).pop() ?? "" });
+        } else if (event.kind === "embedding") {
+          setProgress((p) => p && { ...p, embedded: event.done, toEmbed: event.total });
+        }
+      };
+      try {
+        const summary: ImportSummary = await call(commands.libraryImport(paths, filter.collection ?? null, channel));
+        toasts.info(t("library.imported", summary));
+        if (summary.failed > 0) toasts.error(t("library.importFailed", { count: summary.failed }));
+        if (summary.indexError) toasts.error(summary.indexError);
+      } catch (error) {
+        toasts.error(describeError(error));
+      } finally {
+        setProgress(null);
+        void refresh();
+      }
+    },
+    [filter.collection, progress, refresh, t, toasts],
+  );
+
+  // Files dropped anywhere on the window while the library is shown are imported.
+  useEffect(() => {
+    let unlisten: (() => void) | undefined;
+    let alive = true;
+    try {
+      getCurrentWebview()
+        .onDragDropEvent((event) => {
+          if (event.payload.type === "over" || event.payload.type === "enter") setDragging(true);
+          else if (event.payload.type === "leave") setDragging(false);
+          else if (event.payload.type === "drop") {
+            setDragging(false);
+            void importPaths(event.payload.paths);
+          }
+        })
+        .then((stop) => (alive ? (unlisten = stop) : stop()))
+        .catch(() => {});
+    } catch {
+      // Outside Tauri (tests without the webview API): no drag and drop.
+    }
+    return () => {
+      alive = false;
+      unlisten?.();
+    };
+  }, [importPaths]);
+
+  const chooseFiles = async (directory: boolean) => {
+    const chosen = await open({
+      title: t(directory ? "library.importFolder" : "library.importFiles"),
+      multiple: !directory,
+      directory,
+      filters: directory ? undefined : [{ name: "PDF", extensions: ["pdf"] }],
+    });
+    const paths = chosen === null ? [] : Array.isArray(chosen) ? chosen : [chosen];
+    await importPaths(paths);
+  };
+
+  const exportBib = async () => {
+    const path = await save({
+      title: t("library.exportBib"),
+      defaultPath: `${filter.collection ?? "library"}.bib`,
+      filters: [{ name: "BibTeX", extensions: ["bib"] }],
+    });
+    if (!path) return;
+    try {
+      const result = await call(commands.libraryExportBib(filter.collection ?? null, path));
+      toasts.info(t("library.exported", { count: result.entries, path }));
+      for (const note of result.notes) toasts.info(note);
+    } catch (error) {
+      toasts.error(describeError(error));
+    }
+  };
+
+  const searchPassages = async () => {
+    if (!text.trim()) return setPassages(null);
+    try {
+      setPassages(await call(commands.librarySearch(text, filter, 20)));
+    } catch (error) {
+      toasts.error(describeError(error));
+    }
+  };
+
+  const shown = useMemo(() => papers.filter((paper) => matches(paper, text)), [papers, text]);
+  const year = (value: string) => (value.trim() === "" ? null : Number(value));
+
+  return (
+    <section className={`panel library-view${dragging ? " dragging" : ""}`} data-testid="library-view" aria-label={t("library.title")}>
+      <header className="panel-header">
+        <h1>{t("library.title")}</h1>
+        <div className="toolbar">
+          <button type="button" className="primary" data-testid="library-import" disabled={!!progress} onClick={() => void chooseFiles(false)}>
+            {t("library.importFiles")}
+          </button>
+          <button type="button" className="secondary" disabled={!!progress} onClick={() => void chooseFiles(true)}>
+            {t("library.importFolder")}
+          </button>
+          <button type="button" className="secondary" data-testid="library-export-bib" onClick={() => void exportBib()}>
+            {t("library.exportBib")}
+          </button>
+        </div>
+      </header>
+      <form
+        className="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void searchPassages();
+        }}
+      >
+        <input
+          type="search"
+          data-testid="library-search"
+          aria-label={t("library.search")}
+          placeholder={t("library.searchPlaceholder")}
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+            if (!event.target.value) setPassages(null);
+          }}
+        />
+        <button type="submit" className="secondary" data-testid="library-search-passages">
+          {t("library.searchPassages")}
+        </button>
+        <select aria-label={t("library.collection")} data-testid="library-collection" value={filter.collection ?? ""} onChange={(event) => setFilter({ ...filter, collection: event.target.value || null })}>
+          <option value="">{t("library.allCollections")}</option>
+          {collections.map((collection) => (
+            <option key={collection.name} value={collection.name}>
+              {collection.name} ({collection.papers})
+            </option>
+          ))}
+        </select>
+        <input className="year" type="number" aria-label={t("library.yearFrom")} placeholder={t("library.yearFrom")} onChange={(event) => setFilter({ ...filter, yearFrom: year(event.target.value) })} />
+        <input className="year" type="number" aria-label={t("library.yearTo")} placeholder={t("library.yearTo")} onChange={(event) => setFilter({ ...filter, yearTo: year(event.target.value) })} />
+      </form>
+      {progress && (
+        <div className="import-progress" data-testid="import-progress" role="status">
+          <progress max={progress.toEmbed || progress.total} value={progress.toEmbed ? progress.embedded : progress.files} />
+          <span>
+            {progress.toEmbed
+              ? t("library.embedding", { done: progress.embedded, total: progress.toEmbed })
+              : t("library.importing", { done: progress.files, total: progress.total, file: progress.last })}
+          </span>
+        </div>
+      )}
+      {dragging && <div className="drop-hint">{t("library.dropHint")}</div>}
+
+      <div className="library-body">
+        <div className="library-list">
+          {passages && (
+            <div className="passages" data-testid="passages">
+              {passages.note && <p className="muted">{passages.note}</p>}
+              {passages.hits.length === 0 && <p className="muted">{t("library.noPassages")}</p>}
+              {passages.hits.map((hit, index) => (
+                <button type="button" key={index} className="passage" onClick={() => setSelected(hit.paperId)}>
+                  <strong>{hit.title}</strong>{" "}
+                  <span className="muted">
+                    {hit.page !== null && t("library.page", { page: hit.page })}
+                    {hit.section && ` · §${hit.section}`}
+                  </span>
+                  <span className="passage-text">{hit.text.slice(0, 280)}</span>
+                </button>
+              ))}
+            </div>
+          )}
+          {papers.length === 0 ? (
+            <div className="empty muted" data-testid="library-empty">
+              <p>{t("library.empty")}</p>
+            </div>
+          ) : (
+            <table className="data-table" data-testid="library-table">
+              <thead>
+                <tr>
+                  <th>{t("library.paperTitle")}</th>
+                  <th>{t("library.authors")}</th>
+                  <th className="num">{t("library.year")}</th>
+                  <th>{t("library.status")}</th>
+                  <th className="num">{t("library.passages")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((paper) => (
+                  <tr
+                    key={paper.id}
+                    data-testid="library-row"
+                    className="clickable"
+                    aria-selected={paper.id === selected}
+                    onClick={() => setSelected(paper.id === selected ? null : paper.id)}
+                  >
+                    <td className="title-cell">{paper.title || paper.files[0]?.originalName || paper.id}</td>
+                    <td className="ellipsis">{paper.authors.length > 1 ? `${paper.authors[0]} et al.` : (paper.authors[0] ?? "")}</td>
+                    <td className="num">{paper.year ?? ""}</td>
+                    <td>
+                      <span className={`badge status-${paper.status}`}>{t(`library.statuses.${paper.status}`, paper.status)}</span>
+                    </td>
+                    <td className="num">{paper.chunks}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+        {details && (
+          <PaperPanel
+            details={details}
+            collections={collections}
+            onRead={() => setReading(true)}
+            onChanged={() => {
+              void loadDetails(details.paper.id);
+              void refresh();
+            }}
+            onDeleted={() => {
+              setSelected(null);
+              void refresh();
+            }}
+          />
+        )}
+      </div>
+      {reading && details && (
+        <Suspense fallback={<div className="pdf-overlay">{t("common.loading")}</div>}>
+          <PdfViewer
+            paperId={details.paper.id}
+            title={details.paper.title}
+            notes={details.notes}
+            onClose={() => setReading(false)}
+            onNoteAdded={() => void loadDetails(details.paper.id)}
+          />
+        </Suspense>
+      )}
+    </section>
+  );
+}
+
+type PanelProps = {
+  details: PaperDetails;
+  collections: CollectionInfo[];
+  onRead: () => void;
+  onChanged: () => void;
+  onDeleted: () => void;
+};
+
+function PaperPanel({ details, collections, onRead, onChanged, onDeleted }: PanelProps) {
+  const { t } = useTranslation();
+  const toasts = useToasts();
+  const [collection, setCollection] = useState("");
+  const [comment, setComment] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const { paper, notes } = details;
+
+  const collect = async () => {
+    if (!collection.trim()) return;
+    try {
+      await call(commands.libraryCollect(paper.id, collection));
+      setCollection("");
+      onChanged();
+    } catch (error) {
+      toasts.error(describeError(error));
+    }
+  };
+  const addNote = async () => {
+    if (!comment.trim()) return;
+    try {
+      await call(commands.noteAdd({ paperId: paper.id, page: null, quote: null, comment, color: null, rects: [] }));
+      setComment("");
+      onChanged();
+    } catch (error) {
+      toasts.error(describeError(error));
+    }
+  };
+  const remove = async () => {
+    try {
+      await call(commands.libraryDelete(paper.id, false));
+      toasts.info(t("library.deleted", { title: paper.title }));
+      onDeleted();
+    } catch (error) {
+      toasts.error(describeError(error));
+    }
+  };
+
+  return (
+    <aside className="paper-panel" data-testid="paper-details" aria-label={t("library.details")}>
+      <h2>{paper.title || paper.id}</h2>
+      <p className="muted">{paper.authors.join("; ")}</p>
+      <p>
+        {paper.year ?? ""} {details.journal && `· ${details.journal}`}
+      </p>
+      <p className="paper-ids">
+        {paper.bibcode && <code>{paper.bibcode}</code>}
+        {paper.arxivId && <code>arXiv:{paper.arxivId}</code>}
+        {paper.doi && <code>doi:{paper.doi}</code>}
+      </p>
+      {details.abstractText && <p className="abstract">{details.abstractText}</p>}
+      <div className="toolbar">
+        {paper.files.length > 0 && (
+          <button type="button" className="primary" data-testid="open-pdf" onClick={onRead}>
+            {t("library.read")}
+          </button>
+        )}
+        {confirming ? (
+          <button type="button" className="secondary danger" data-testid="paper-delete-confirm" onClick={() => void remove()}>
+            {t("library.confirmDelete")}
+          </button>
+        ) : (
+          <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+            {t("library.delete")}
+          </button>
+        )}
+      </div>
+      <h3>{t("library.files")}</h3>
+      <ul className="plain">
+        {paper.files.map((file) => (
+          <li key={file.sha256} className="muted ellipsis" title={file.path}>
+            {file.originalName ?? file.path.split(/[\\/]/).pop()} · {((file.sizeBytes ?? 0) / 1e6).toFixed(1)} MB · {file.source}
+          </li>
+        ))}
+      </ul>
+      <h3>{t("library.collections")}</h3>
+      <p>
+        {paper.collections.map((name) => (
+          <span key={name} className="badge">
+            {name}
+          </span>
+        ))}
+      </p>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void collect();
+        }}
+      >
+        <input list="collection-names" aria-label={t("library.addToCollection")} placeholder={t("library.addToCollection")} value={collection} onChange={(event) => setCollection(event.target.value)} />
+        <datalist id="collection-names">
+          {collections.map((c) => (
+            <option key={c.name} value={c.name} />
+          ))}
+        </datalist>
+        <button type="submit" className="secondary">
+          {t("common.add")}
+        </button>
+      </form>
+      <h3>{t("library.notes")}</h3>
+      {notes.length === 0 && <p className="muted">{t("library.noNotes")}</p>}
+      <ul className="notes" data-testid="notes-list">
+        {notes.map((note) => (
+          <li key={note.id} data-testid="note">
+            {note.page !== null && <span className="muted">{t("library.page", { page: note.page })} </span>}
+            {note.quote && <q>{note.quote}</q>} {note.comment}
+          </li>
+        ))}
+      </ul>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void addNote();
+        }}
+      >
+        <input aria-label={t("library.newNote")} placeholder={t("library.newNote")} value={comment} onChange={(event) => setComment(event.target.value)} />
+        <button type="submit" className="secondary">
+          {t("common.add")}
+        </button>
+      </form>
+    </aside>
+  );
+}

@@ -1,0 +1,176 @@
+import { convertFileSrc } from "@tauri-apps/api/core";
+import * as pdfjs from "pdfjs-dist/legacy/build/pdf.mjs";
+import workerUrl from "pdfjs-dist/legacy/build/pdf.worker.min.mjs?url";
+import "pdfjs-dist/web/pdf_viewer.css";
+import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { commands, type Note, type NoteRect } from "../bindings";
+import { call, describeError, useToasts } from "../app/toasts";
+
+pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+
+const SCALE = 1.4;
+
+type Selection = { page: number; quote: string; rects: NoteRect[]; x: number; y: number };
+
+type Props = {
+  paperId: string;
+  title: string;
+  notes: Note[];
+  onClose: () => void;
+  onNoteAdded: () => void;
+};
+
+/** Page rectangles of the current text selection, in PDF points (origin top-left). */
+function selectionRects(pageEl: HTMLElement): NoteRect[] {
+  const selection = window.getSelection();
+  if (!selection || selection.rangeCount === 0) return [];
+  const box = pageEl.getBoundingClientRect();
+  return [...selection.getRangeAt(0).getClientRects()]
+    .filter((rect) => rect.width > 1 && rect.height > 1)
+    .map((rect) => ({
+      x: (rect.left - box.left) / SCALE,
+      y: (rect.top - box.top) / SCALE,
+      width: rect.width / SCALE,
+      height: rect.height / SCALE,
+    }));
+}
+
+/** The stored PDF (pdf.js, text selectable). Selecting text offers to save it as a highlight note. */
+export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded }: Props) {
+  const { t } = useTranslation();
+  const toasts = useToasts();
+  const pagesRef = useRef<HTMLDivElement>(null);
+  const [pages, setPages] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [selection, setSelection] = useState<Selection | null>(null);
+  const [comment, setComment] = useState("");
+
+  useEffect(() => {
+    const container = pagesRef.current;
+    if (!container) return;
+    let cancelled = false;
+    const task = pdfjs.getDocument({ url: convertFileSrc(paperId, "pdf"), isEvalSupported: false });
+    (async () => {
+      try {
+        const pdf = await task.promise;
+        if (cancelled) return;
+        setPages(pdf.numPages);
+        for (let number = 1; number <= pdf.numPages && !cancelled; number++) {
+          const page = await pdf.getPage(number);
+          const viewport = page.getViewport({ scale: SCALE });
+          const pageEl = document.createElement("div");
+          pageEl.className = "pdf-page";
+          pageEl.dataset.page = String(number);
+          pageEl.style.setProperty("width", `${viewport.width}px`);
+          pageEl.style.setProperty("height", `${viewport.height}px`);
+          pageEl.style.setProperty("--scale-factor", String(SCALE));
+          const canvas = document.createElement("canvas");
+          canvas.width = Math.floor(viewport.width);
+          canvas.height = Math.floor(viewport.height);
+          const text = document.createElement("div");
+          text.className = "textLayer";
+          const marks = document.createElement("div");
+          marks.className = "highlights";
+          pageEl.append(canvas, marks, text);
+          container.append(pageEl);
+          const context = canvas.getContext("2d");
+          if (context) await page.render({ canvasContext: context, canvas, viewport }).promise;
+          await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: text, viewport }).render();
+        }
+      } catch (reason) {
+        if (!cancelled) setError(describeError(reason));
+      }
+    })();
+    return () => {
+      cancelled = true;
+      void task.destroy();
+      container.replaceChildren();
+    };
+  }, [paperId]);
+
+  // Highlights of the saved notes, drawn over their pages.
+  useEffect(() => {
+    const container = pagesRef.current;
+    if (!container) return;
+    for (const layer of container.querySelectorAll<HTMLElement>(".highlights")) layer.replaceChildren();
+    for (const note of notes) {
+      if (note.page === null || !Array.isArray(note.rects)) continue;
+      const layer = container.querySelector<HTMLElement>(`.pdf-page[data-page="${note.page}"] .highlights`);
+      for (const rect of note.rects as NoteRect[]) {
+        const mark = document.createElement("div");
+        mark.className = "highlight";
+        mark.title = note.comment || note.quote || "";
+        for (const [key, value] of [["left", rect.x], ["top", rect.y], ["width", rect.width], ["height", rect.height]] as const) {
+          mark.style.setProperty(key, `${(value ?? 0) * SCALE}px`);
+        }
+        layer?.append(mark);
+      }
+    }
+  }, [notes, pages]);
+
+  const onMouseUp = (event: React.MouseEvent) => {
+    const pageEl = (event.target as HTMLElement).closest<HTMLElement>(".pdf-page");
+    const quote = window.getSelection()?.toString().trim() ?? "";
+    if (!pageEl || !quote) return;
+    const rects = selectionRects(pageEl);
+    setSelection({ page: Number(pageEl.dataset.page), quote, rects, x: event.clientX, y: event.clientY });
+  };
+
+  const saveHighlight = async () => {
+    if (!selection) return;
+    try {
+      await call(
+        commands.noteAdd({ paperId, page: selection.page, quote: selection.quote, comment, color: "yellow", rects: selection.rects }),
+      );
+      toasts.info(t("pdf.saved", { page: selection.page }));
+      setSelection(null);
+      setComment("");
+      window.getSelection()?.removeAllRanges();
+      onNoteAdded();
+    } catch (reason) {
+      toasts.error(describeError(reason));
+    }
+  };
+
+  return (
+    <div className="pdf-overlay" role="dialog" aria-label={title} data-testid="pdf-viewer">
+      <header className="pdf-header">
+        <strong className="ellipsis">{title}</strong>
+        <span className="muted">{t("pdf.pages", { count: pages })}</span>
+        <span className="muted">{t("pdf.hint")}</span>
+        <span className="spacer" />
+        <button type="button" className="secondary" onClick={onClose}>
+          {t("common.close")}
+        </button>
+      </header>
+      {error && <p className="error-text">{t("pdf.error", { error })}</p>}
+      <div className="pdf-pages" ref={pagesRef} onMouseUp={onMouseUp} />
+      {selection && (
+        <form
+          className="highlight-popover"
+          data-testid="highlight-popover"
+          ref={(el) => {
+            el?.style.setProperty("left", `${Math.min(selection.x, window.innerWidth - 340)}px`);
+            el?.style.setProperty("top", `${Math.min(selection.y + 12, window.innerHeight - 140)}px`);
+          }}
+          onSubmit={(event) => {
+            event.preventDefault();
+            void saveHighlight();
+          }}
+        >
+          <q>{selection.quote.slice(0, 160)}</q>
+          <input autoFocus aria-label={t("pdf.comment")} placeholder={t("pdf.comment")} value={comment} onChange={(event) => setComment(event.target.value)} />
+          <div className="toolbar">
+            <button type="submit" className="primary" data-testid="save-highlight">
+              {t("pdf.save")}
+            </button>
+            <button type="button" className="secondary" onClick={() => setSelection(null)}>
+              {t("common.cancel")}
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,196 @@
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { commands, type SettingField, type SettingsView } from "../bindings";
+import { call, describeError, useToasts } from "../app/toasts";
+import { LANGUAGES, setLanguage, type Language } from "../i18n";
+import { type Theme } from "../app/theme";
+
+/** Endpoint presets: base URL, a default model, whether thinking applies. */
+export const PRESETS = [
+  { id: "dashscope", label: "DashScope / Qwen", baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1", model: "qwen3-max", thinking: true },
+  { id: "deepseek", label: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", model: "deepseek-chat", thinking: false },
+  { id: "openai", label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", thinking: false },
+  { id: "ollama", label: "Ollama", baseUrl: "http://localhost:11434/v1", model: "qwen3:8b", thinking: false },
+  { id: "custom", label: "Custom", baseUrl: "", model: "", thinking: false },
+] as const;
+
+const MAIN = ["LLM_BASE_URL", "LLM_MODEL", "FALLBACK_MODEL", "LLM_API_KEY", "ENABLE_THINKING", "ADS_API_TOKEN", "EMBEDDINGS", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "ASTERISM_MAX_STEPS", "MEMORY_EXTRACTION"];
+const CHOICES: Record<string, string[]> = {
+  EMBEDDINGS: ["auto", "local", "remote", "none"],
+  ENABLE_THINKING: ["false", "true"],
+  MEMORY_EXTRACTION: ["false", "true"],
+};
+
+type Props = { theme: Theme; onTheme: (theme: Theme) => void; onSaved: () => void };
+
+/** Provider, keys (masked; stored in the system keyring), library and appearance. */
+export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
+  const { t, i18n } = useTranslation();
+  const toasts = useToasts();
+  const [view, setView] = useState<SettingsView | null>(null);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+
+  const load = (next: SettingsView) => {
+    setView(next);
+    setValues(Object.fromEntries(next.fields.filter((f) => !f.secret).map((f) => [f.name, f.value])));
+    setSecrets({});
+  };
+  useEffect(() => {
+    call(commands.settingsGet())
+      .then(load)
+      .catch((error) => toasts.error(describeError(error)));
+  }, [toasts]);
+
+  if (!view) return <section className="panel" data-testid="settings-panel" />;
+  const fields = new Map(view.fields.map((field) => [field.name, field]));
+  const advanced = view.fields.filter((field) => !MAIN.includes(field.name));
+
+  const applyPreset = (id: string) => {
+    const preset = PRESETS.find((p) => p.id === id);
+    if (!preset || preset.id === "custom") return;
+    setValues({ ...values, LLM_BASE_URL: preset.baseUrl, LLM_MODEL: preset.model, ENABLE_THINKING: String(preset.thinking) });
+  };
+  const preset = PRESETS.find((p) => p.id !== "custom" && p.baseUrl === values.LLM_BASE_URL)?.id ?? "custom";
+
+  const submit = async () => {
+    setSaving(true);
+    try {
+      const changed = view.fields
+        .filter((field) => !field.secret && (values[field.name] ?? "") !== field.value)
+        .map((field) => ({ name: field.name, value: values[field.name] ?? "" }));
+      const keys = Object.entries(secrets).map(([name, value]) => ({ name, value }));
+      load(await call(commands.settingsSave(changed, keys)));
+      toasts.info(t("settings.saved"));
+      onSaved();
+    } catch (error) {
+      toasts.error(describeError(error));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const input = (field: SettingField | undefined) => {
+    if (!field) return null;
+    const id = `setting-${field.name}`;
+    const label = t(`settings.fields.${field.name}`, field.name);
+    let control;
+    if (field.secret) {
+      const removing = secrets[field.name] === "";
+      control = (
+        <span className="secret-field">
+          <input
+            id={id}
+            type="password"
+            autoComplete="off"
+            data-testid={id}
+            placeholder={removing ? t("settings.willRemove") : field.value ? t("settings.secretSet", { masked: field.value, where: field.source }) : t("settings.secretUnset")}
+            value={secrets[field.name] ?? ""}
+            onChange={(event) => setSecrets({ ...secrets, [field.name]: event.target.value })}
+          />
+          {field.value && (
+            <button type="button" className="link-button" onClick={() => setSecrets({ ...secrets, [field.name]: "" })}>
+              {t("settings.remove")}
+            </button>
+          )}
+        </span>
+      );
+    } else if (CHOICES[field.name]) {
+      control = (
+        <select id={id} data-testid={id} value={values[field.name] ?? ""} onChange={(event) => setValues({ ...values, [field.name]: event.target.value })}>
+          {CHOICES[field.name]!.map((choice) => (
+            <option key={choice} value={choice}>
+              {t(`settings.choices.${choice}`, choice)}
+            </option>
+          ))}
+        </select>
+      );
+    } else {
+      control = (
+        <input id={id} data-testid={id} value={values[field.name] ?? ""} placeholder={field.defaultValue} onChange={(event) => setValues({ ...values, [field.name]: event.target.value })} />
+      );
+    }
+    return (
+      <div className="setting" key={field.name}>
+        <label htmlFor={id}>{label}</label>
+        {control}
+        <small className="muted">
+          {field.description}
+          {field.overridden && <strong className="warn"> {t("settings.overridden", { source: field.source })}</strong>}
+        </small>
+      </div>
+    );
+  };
+
+  return (
+    <section className="panel settings-panel" data-testid="settings-panel" aria-label={t("settings.title")}>
+      <header className="panel-header">
+        <h1>{t("settings.title")}</h1>
+        <span className="muted">{view.dataDir}</span>
+      </header>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <fieldset>
+          <legend>{t("settings.model")}</legend>
+          <div className="setting">
+            <label htmlFor="preset">{t("settings.preset")}</label>
+            <select id="preset" data-testid="setting-preset" value={preset} onChange={(event) => applyPreset(event.target.value)}>
+              {PRESETS.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.id === "custom" ? t("settings.custom") : p.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {["LLM_BASE_URL", "LLM_MODEL", "FALLBACK_MODEL", "LLM_API_KEY", "ENABLE_THINKING", "ASTERISM_MAX_STEPS"].map((name) => input(fields.get(name)))}
+        </fieldset>
+        <fieldset>
+          <legend>{t("settings.services")}</legend>
+          {input(fields.get("ADS_API_TOKEN"))}
+        </fieldset>
+        <fieldset>
+          <legend>{t("settings.library")}</legend>
+          {["EMBEDDINGS", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "MEMORY_EXTRACTION"].map((name) => input(fields.get(name)))}
+        </fieldset>
+        <details>
+          <summary>{t("settings.advanced")}</summary>
+          {advanced.map((field) => input(field))}
+        </details>
+        <div className="toolbar">
+          <button type="submit" className="primary" data-testid="settings-save" disabled={saving}>
+            {saving ? t("common.saving") : t("settings.save")}
+          </button>
+        </div>
+      </form>
+      <fieldset>
+        <legend>{t("settings.appearance")}</legend>
+        <div className="setting">
+          <label htmlFor="language">{t("settings.language")}</label>
+          <select id="language" data-testid="language-select" value={i18n.language} onChange={(event) => setLanguage(event.target.value as Language)}>
+            {LANGUAGES.map((language) => (
+              <option key={language.code} value={language.code}>
+                {language.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="setting">
+          <label htmlFor="theme">{t("settings.theme")}</label>
+          <select id="theme" data-testid="theme-select" value={theme} onChange={(event) => onTheme(event.target.value as Theme)}>
+            {(["system", "light", "dark"] as const).map((choice) => (
+              <option key={choice} value={choice}>
+                {t(`settings.themes.${choice}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <p className="muted">{t("shortcuts.list")}</p>
+      </fieldset>
+    </section>
+  );
+}

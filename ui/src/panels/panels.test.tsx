@@ -1,0 +1,245 @@
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { App } from "../App";
+import type { AuditEntry, LibraryPaper, MetricEntry, SettingsView, TimelineItem } from "../bindings";
+import { ResearchAgentPanel } from "../components/ResearchAgentPanel";
+import { mockBackend, ev } from "../test/backend";
+import { redact } from "./AuditLogViewer";
+
+const session = { id: "s1", title: "TRGB distances", model: "qwen3-max", summary: null, createdAt: "2026-12-01T10:00:00Z", updatedAt: "2026-12-01T10:05:00Z", messageCount: 4 };
+
+const metric = (step: number, kind: string, name: string, prompt: number, completion: number, ms: number): MetricEntry => ({
+  runId: "r1", step, agentName: "main", kind, name, promptTokens: prompt, completionTokens: completion, durationMs: ms, createdAt: "2026-12-01T10:00:00Z",
+});
+
+const audit = (id: number, tool: string, decision: string, outcome: string): AuditEntry => ({
+  id, sessionId: "s1", agentName: "main", toolCallId: `c${id}`, tool, arguments: { name: "NGC 4258", api_key: "sk-live-123456789" },
+  decision, outcome, durationMs: 20, error: outcome === "error" ? "Sesame timed out" : null, createdAt: "2026-12-01T10:00:00Z",
+});
+
+const paper: LibraryPaper = {
+  id: "p1", title: "The Carnegie-Chicago Hubble Program", authors: ["Freedman, W. L.", "Madore, B. F."], year: 2019,
+  bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: null, status: "parsed",
+  files: [{ path: "/data/papers/p1.pdf", originalName: "freedman2019.pdf", sha256: "ab", sizeBytes: 2_400_000, source: "import" }],
+  collections: ["TRGB"], tags: [], chunks: 87, addedAt: "2026-12-01T10:00:00Z",
+};
+
+const settings: SettingsView = {
+  modelConfigured: true,
+  dataDir: "/home/astro/.local/share/asterism",
+  fields: [
+    { name: "LLM_BASE_URL", value: "https://api.deepseek.com/v1", secret: false, source: "settings.json", defaultValue: "https://api.openai.com/v1", description: "Endpoint", overridden: false },
+    { name: "LLM_MODEL", value: "deepseek-chat", secret: false, source: "settings.json", defaultValue: "", description: "Model", overridden: false },
+    { name: "LLM_API_KEY", value: "sk-a…3456", secret: true, source: "the system keyring", defaultValue: "", description: "Key", overridden: false },
+    { name: "ADS_API_TOKEN", value: "", secret: true, source: "default", defaultValue: "", description: "ADS", overridden: false },
+    { name: "EMBEDDINGS", value: "auto", secret: false, source: "default", defaultValue: "auto", description: "Embeddings", overridden: false },
+    { name: "SESAME_URL", value: "https://cds.unistra.fr/cgi-bin/nph-sesame", secret: false, source: "environment", defaultValue: "", description: "Sesame", overridden: true },
+  ],
+};
+
+describe("AskUserQuestionCard", () => {
+  it("shows the agent's question with its options and sends the chosen one", async () => {
+    const backend = mockBackend();
+    const user = userEvent.setup();
+    render(<ResearchAgentPanel />);
+    await user.type(screen.getByTestId("question-input"), "Review TRGB papers{Enter}");
+    await backend.lastFeed().send(ev.started("Review TRGB papers"), {
+      type: "AskUser", requestId: "q1", question: "Which years should I cover?", options: ["2019–2026", "All"],
+    });
+    const card = await screen.findByTestId("ask-user-card");
+    expect(card).toHaveTextContent("Which years should I cover?");
+    await user.click(within(card).getByRole("button", { name: "2019–2026" }));
+    expect(backend.callsTo("question_answer")[0]?.args).toMatchObject({ requestId: "q1", answer: "2019–2026" });
+    expect(screen.queryByTestId("ask-user-card")).not.toBeInTheDocument();
+  });
+
+  it("takes a free-text answer", async () => {
+    const backend = mockBackend();
+    const user = userEvent.setup();
+    render(<ResearchAgentPanel />);
+    await user.type(screen.getByTestId("question-input"), "Go{Enter}");
+    await backend.lastFeed().send(ev.started("Go"), { type: "AskUser", requestId: "q2", question: "Which object?", options: [] });
+    await user.type(await screen.findByTestId("ask-user-input"), "NGC 1068{Enter}");
+    expect(backend.callsTo("question_answer")[0]?.args).toMatchObject({ answer: "NGC 1068" });
+  });
+});
+
+describe("Timeline", () => {
+  it("renders a 10,000-item replay virtualised, not as 10,000 nodes", async () => {
+    const items: TimelineItem[] = Array.from({ length: 10_000 }, (_, index) => ({
+      kind: "text", id: `item-${index}`, step: index, agentName: "main", text: `Passage ${index}`,
+    }));
+    mockBackend({ sessions: [session], timelines: { s1: items } });
+    const user = userEvent.setup();
+    render(<ResearchAgentPanel />);
+    await user.click(await screen.findByText("TRGB distances"));
+    await waitFor(() => expect(screen.getByTestId("timeline")).toHaveAttribute("data-count", "10000"));
+    expect(screen.queryAllByTestId("timeline-item").length).toBeLessThan(100);
+  });
+
+  it("renders Markdown with KaTeX math in answers", async () => {
+    const backend = mockBackend();
+    const user = userEvent.setup();
+    render(<ResearchAgentPanel />);
+    await user.type(screen.getByTestId("question-input"), "H0?{Enter}");
+    await backend.lastFeed().send(ev.started("H0?"), ev.text("TRGB gives **$H_0 = 69.8$** km/s/Mpc"), ev.finished());
+    const answer = await screen.findByText("TRGB gives", { exact: false });
+    expect(answer.closest(".answer")?.querySelector("strong .katex")).not.toBeNull();
+  });
+});
+
+describe("MetricsPanel", () => {
+  it("charts tokens per step and estimates the cost from the session's measurements", async () => {
+    mockBackend({
+      sessions: [session],
+      metrics: { s1: [metric(1, "model", "qwen3-max", 1000, 100, 900), metric(1, "tool", "query_target", 0, 0, 120), metric(2, "model", "qwen3-max", 2000, 300, 1500)] },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-metrics"));
+    const panel = await screen.findByTestId("metrics-panel");
+    await waitFor(() => expect(within(panel).getByTestId("tokens-in")).toHaveTextContent("3,000"));
+    expect(within(panel).getByTestId("tokens-out")).toHaveTextContent("400");
+    // qwen3-max: $1.2 in / $6 out per million → 3000·1.2e-6 + 400·6e-6 = $0.0060
+    expect(within(panel).getByTestId("cost")).toHaveTextContent("$0.0060");
+    expect(within(within(panel).getByTestId("tokens-chart")).getAllByTestId("chart-bar")).toHaveLength(2);
+    expect(within(panel).getByTestId("tools-chart")).toHaveTextContent("query_target");
+  });
+});
+
+describe("AuditLogViewer", () => {
+  it("pages, filters by outcome and shows arguments with secrets redacted", async () => {
+    const rows = Array.from({ length: 60 }, (_, index) => audit(60 - index, index % 3 === 0 ? "run_bash" : "query_target", "allow", index === 5 ? "error" : "ok"));
+    const backend = mockBackend({ sessions: [session], audit: rows });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-audit"));
+    const log = await screen.findByTestId("audit-log");
+    await waitFor(() => expect(within(log).getAllByTestId("audit-row")).toHaveLength(50));
+    expect(within(log).getByTestId("audit-range")).toHaveTextContent("1–50 / 60");
+    await user.click(within(log).getByRole("button", { name: "Older ›" }));
+    await waitFor(() => expect(within(log).getAllByTestId("audit-row")).toHaveLength(10));
+    await user.selectOptions(within(log).getByTestId("audit-filter-outcome"), "error");
+    await waitFor(() => expect(within(log).getAllByTestId("audit-row")).toHaveLength(1));
+    expect(backend.callsTo("audit_page").at(-1)?.args).toMatchObject({ offset: 0, filter: { outcome: "error" } });
+    await user.click(within(log).getByTestId("audit-row"));
+    const args = within(log).getByTestId("audit-arguments");
+    expect(args).toHaveTextContent("[REDACTED]");
+    expect(args).not.toHaveTextContent("sk-live");
+    expect(log).toHaveTextContent("Sesame timed out");
+  });
+
+  it("redacts nested secret-looking keys", () => {
+    expect(redact({ headers: { Authorization: "Bearer x" }, list: [{ token: "t" }], name: "M31" })).toEqual({
+      headers: { Authorization: "[REDACTED]" }, list: [{ token: "[REDACTED]" }], name: "M31",
+    });
+  });
+});
+
+describe("LibraryView", () => {
+  it("imports the chosen PDFs with progress, lists papers, filters and shows details with notes", async () => {
+    const backend = mockBackend({
+      papers: [paper, { ...paper, id: "p2", title: "Cepheids in NGC 4258", authors: ["Riess, A."], bibcode: null, arxivId: null, collections: [], chunks: 10 }],
+      notes: [{ id: "n1", paperId: "p1", paperLabel: null, page: 3, quote: "H0 = 69.8", comment: "TRGB value", color: null, rects: [], createdAt: "", updatedAt: "" }],
+      dialog: ["/home/astro/Papers/freedman2019.pdf"],
+      importEvents: [
+        { kind: "file", done: 1, total: 1, path: "/home/astro/Papers/freedman2019.pdf", outcome: "imported", paperId: "p1", title: "CCHP", message: null },
+        { kind: "embedding", done: 87, total: 87 },
+      ],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    const view = await screen.findByTestId("library-view");
+    await waitFor(() => expect(within(view).getAllByTestId("library-row")).toHaveLength(2));
+
+    await user.click(within(view).getByTestId("library-import"));
+    await waitFor(() => expect(backend.callsTo("library_import")).toHaveLength(1));
+    expect(backend.callsTo("library_import")[0]?.args.paths).toEqual(["/home/astro/Papers/freedman2019.pdf"]);
+    expect(await screen.findByTestId("info-toast")).toHaveTextContent("1 imported");
+
+    await user.type(within(view).getByTestId("library-search"), "cepheid");
+    expect(within(view).getAllByTestId("library-row")).toHaveLength(1);
+    await user.clear(within(view).getByTestId("library-search"));
+
+    await user.click(within(view).getByText("The Carnegie-Chicago Hubble Program"));
+    const details = await within(view).findByTestId("paper-details");
+    expect(details).toHaveTextContent("2019ApJ...882...34F");
+    expect(within(details).getAllByTestId("note")[0]).toHaveTextContent("TRGB value");
+    await user.type(within(details).getByPlaceholderText("Write a note"), "Check the zero point{Enter}");
+    expect(backend.callsTo("note_add")[0]?.args.note).toMatchObject({ paperId: "p1", comment: "Check the zero point" });
+  });
+
+  it("says what to do when the library is empty", async () => {
+    mockBackend({ papers: [] });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    expect(await screen.findByTestId("library-empty")).toHaveTextContent("Import PDFs");
+  });
+});
+
+describe("SettingsPanel", () => {
+  it("never shows a key unmasked, and saves only what changed with new keys apart", async () => {
+    const backend = mockBackend({ settings });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    const panel = await screen.findByTestId("settings-panel");
+    const key = await within(panel).findByTestId("setting-LLM_API_KEY");
+    expect(key).toHaveAttribute("type", "password");
+    expect(key).toHaveValue("");
+    expect(key.getAttribute("placeholder")).toContain("sk-a…3456");
+    expect(panel).toHaveTextContent("Set by environment");
+
+    await user.selectOptions(within(panel).getByTestId("setting-preset"), "dashscope");
+    expect(within(panel).getByTestId("setting-LLM_MODEL")).toHaveValue("qwen3-max");
+    await user.type(within(panel).getByTestId("setting-ADS_API_TOKEN"), "ads-secret-token");
+    await user.click(within(panel).getByTestId("settings-save"));
+    await waitFor(() => expect(backend.callsTo("settings_save")).toHaveLength(1));
+    const saved = backend.callsTo("settings_save")[0]!.args;
+    expect(saved.values).toEqual(
+      expect.arrayContaining([
+        { name: "LLM_BASE_URL", value: "https://dashscope.aliyuncs.com/compatible-mode/v1" },
+        { name: "LLM_MODEL", value: "qwen3-max" },
+      ]),
+    );
+    expect(saved.values).not.toContainEqual(expect.objectContaining({ name: "EMBEDDINGS" }));
+    expect(saved.secrets).toEqual([{ name: "ADS_API_TOKEN", value: "ads-secret-token" }]);
+  });
+});
+
+describe("App shell", () => {
+  it("switches the whole UI to Simplified Chinese and back", async () => {
+    mockBackend({ sessions: [session] });
+    const user = userEvent.setup();
+    render(<App />);
+    expect(screen.getByTestId("send-button")).toHaveTextContent("Send");
+    await user.click(screen.getByTestId("toggle-language"));
+    await waitFor(() => expect(screen.getByTestId("send-button")).toHaveTextContent("发送"));
+    expect(screen.getByTestId("nav-library")).toHaveTextContent("文献库");
+    await user.click(screen.getByTestId("toggle-language"));
+    await waitFor(() => expect(screen.getByTestId("send-button")).toHaveTextContent("Send"));
+  });
+
+  it("toggles the dark theme on the document and opens panels with Ctrl+digits", async () => {
+    mockBackend({ papers: [] });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("toggle-theme"));
+    expect(document.documentElement.dataset.theme).toBe("dark");
+    await user.keyboard("{Control>}2{/Control}");
+    expect(await screen.findByTestId("library-view")).toBeInTheDocument();
+  });
+
+  it("without a model, explains what to set and links to Settings; the composer is disabled", async () => {
+    mockBackend({ status: { modelConfigured: false, model: "" }, settings });
+    const user = userEvent.setup();
+    render(<App />);
+    expect(await screen.findByTestId("config-notice")).toHaveTextContent("LLM_MODEL");
+    expect(screen.getByTestId("question-input")).toBeDisabled();
+    await user.click(screen.getByTestId("open-settings"));
+    expect(await screen.findByTestId("settings-panel")).toBeInTheDocument();
+  });
+});
