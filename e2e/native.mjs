@@ -4,12 +4,16 @@
 // `cargo build --workspace --features asterism-app/custom-protocol`:
 //   xvfb-run -a -s "-screen 0 1280x800x24" node e2e/native.mjs
 //
-// The journey: ask "Where is NGC 4258?", see the query_target call, its result with the
-// coordinates and the streamed answer; find the session in the list and replay it from
-// the database; save screenshots.
+// The journeys (crates/testkit/scripts/e2e-journeys.json is the model's side): ask
+// "Where is NGC 4258?" and see the query_target call, its coordinates and the streamed
+// answer; replay the session from the database; answer an ask_user card; grant a
+// permission; import a PDF and see it in the library; the metrics and audit panels;
+// settings with the key masked; the UI in Chinese; a 10,000-event replay. Measures cold
+// start, idle memory of the whole process tree and the replay's render time, and saves a
+// screenshot of each panel into e2e/artifacts (the README's come from there).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, copyFileSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -105,7 +109,7 @@ async function scenario(name, body) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "asterism-e2e-"));
-const mock = start(bin("asterism-mock-llm"), ["--script", join(root, "crates/testkit/scripts/ngc4258.json")]);
+const mock = start(bin("asterism-mock-llm"), ["--script", join(root, "crates/testkit/scripts/e2e-journeys.json")]);
 const fixtures = start(bin("asterism-fixture-server"), []);
 const modelUrl = await firstLine(mock, "the scripted model");
 const fixtureUrl = await firstLine(fixtures, "the fixture server");
@@ -120,6 +124,8 @@ start("WebKitWebDriver", [`--port=${driverPort}`], {
   ADS_API_URL: `${fixtureUrl}/ads`,
   ARXIV_API_URL: `${fixtureUrl}/arxiv-api`,
   ARXIV_URL: `${fixtureUrl}/arxiv`,
+  EMBEDDINGS: "none",
+  ASTERISM_KEYRING: "off",
 });
 const driver = `http://127.0.0.1:${driverPort}`;
 await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).ok, 15000);
@@ -141,7 +147,35 @@ async function screenshot(name) {
 }
 
 await waitFor("the question box", () => find('[data-testid="question-input"]'));
-console.log(`app interactive ${Date.now() - launched} ms after launch`);
+const coldStart = Date.now() - launched;
+console.log(`app interactive ${coldStart} ms after launch`);
+
+/** Resident memory (MB) of the app and every process under it (the WebKit processes). */
+function treeRssMb() {
+  const procs = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, "utf8");
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      procs.set(Number(name), { ppid, rss, cmd });
+    } catch { /* gone */ }
+  }
+  const roots = [...procs].filter(([, p]) => p.cmd.includes("asterism-app")).map(([pid]) => pid);
+  const tree = new Set(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.ppid)) { tree.add(pid); grew = true; }
+  }
+  if (process.env.E2E_VERBOSE) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.cmd.split("\0")[0]);
+  return [...tree].reduce((sum, pid) => sum + (procs.get(pid)?.rss ?? 0), 0) / 1024;
+}
+await sleep(2000);
+const idleRss = treeRssMb();
+console.log(`idle memory of the app's process tree: ${idleRss.toFixed(0)} MB`);
 
 let liveItems = [];
 await scenario("ask 'Where is NGC 4258?': tool call, result with coordinates, streamed answer", async () => {
@@ -179,6 +213,148 @@ await scenario("the session is in the list and replays the same items from the d
   assert(JSON.stringify(replayed) === JSON.stringify(liveItems), `replay differs:\n${JSON.stringify(replayed)}\n${JSON.stringify(liveItems)}`);
   await screenshot("replay-ngc4258.png");
 });
+
+const click = async (css) => wd("POST", `/element/${await find(css)}/click`, {});
+const type = async (css, text) => wd("POST", `/element/${await find(css)}/value`, { text });
+const idle = () => script(`return !document.querySelector('[data-testid="cancel-button"]')`);
+const textOf = (css) => script(`return document.querySelector(arguments[0])?.textContent ?? ""`, [css]);
+const invoke = (command, args) => wd("POST", "/execute/async", {
+  script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then((v) => done({ok: v}), (e) => done({error: e}))",
+  args: [command, args],
+});
+async function askInNewSession(question) {
+  await click('[data-testid="nav-agent"]');
+  await click('[data-testid="new-session"]');
+  await waitFor("an empty timeline", async () => (await timeline()).length === 0);
+  await type('[data-testid="question-input"]', question);
+  await click('[data-testid="send-button"]');
+}
+
+await scenario("answer the agent's question (ask_user card)", async () => {
+  await askInNewSession("Plan a review of TRGB distances");
+  await waitFor("the ask_user card", () => find('[data-testid="ask-user-card"]'));
+  assert((await textOf('[data-testid="ask-user-card"]')).includes("Which years should the TRGB review cover?"), "question shown");
+  await screenshot("ask-user-card.png");
+  await click('[data-testid="ask-user-option"]');
+  const items = await waitFor("the answer after the card", async () => {
+    const all = await timeline();
+    return all.some((i) => i.kind === "text" && i.text.includes("Understood")) && (await idle()) ? all : null;
+  }, 30000);
+  const result = items.find((i) => i.kind === "tool-result");
+  assert(result.text.includes("2019–2026"), `the model got the answer: ${result.text}`);
+  assert(!(await script(`return !!document.querySelector('[data-testid="ask-user-card"]')`)), "card gone");
+});
+
+await scenario("grant a permission (run_bash asks first)", async () => {
+  await askInNewSession("Print the coordinates with the shell");
+  await waitFor("the permission card", () => find('[data-testid="permission-card"]'));
+  const card = await textOf('[data-testid="permission-card"]');
+  assert(card.includes("run_bash") && card.includes("echo"), `card shows the call and its arguments: ${card}`);
+  await screenshot("permission-card.png");
+  await click('[data-testid="permission-allow-once"]');
+  const items = await waitFor("the answer after the shell ran", async () => {
+    const all = await timeline();
+    return all.some((i) => i.kind === "text" && i.text.includes("Done: the shell printed")) && (await idle()) ? all : null;
+  }, 30000);
+  const result = items.find((i) => i.kind === "tool-result");
+  assert(result.text.includes("12:18:57.62"), `the command ran: ${result.text}`);
+});
+
+await scenario("import a PDF and see it in the library", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "asterism-e2e-papers-"));
+  const pdf = join(folder, "celerite_ms.pdf");
+  copyFileSync(join(root, "crates/testkit/fixtures/pdfs/celerite_ms.pdf"), pdf);
+  await click('[data-testid="nav-library"]');
+  await waitFor("the empty library", () => find('[data-testid="library-empty"]'));
+  await screenshot("library-empty.png");
+  await type('[data-testid="library-path"]', folder);
+  await click('[data-testid="library-path-import"]');
+  const rows = await waitFor("the imported paper", async () => {
+    const found = await findAll('[data-testid="library-row"]');
+    return found.length > 0 ? found : null;
+  }, 60000);
+  assert(rows.length === 1, `one paper, got ${rows.length}`);
+  await script("arguments[0].querySelector('td').click()", [{ [ELEMENT]: rows[0] }]);
+  await waitFor("the paper's details", () => find('[data-testid="paper-details"]'));
+  const details = await textOf('[data-testid="paper-details"]');
+  assert(details.includes("celerite_ms.pdf"), `details name the file: ${details}`);
+  await screenshot("library.png");
+  rmSync(folder, { recursive: true, force: true });
+});
+
+await scenario("metrics and audit log show this session's numbers", async () => {
+  await click('[data-testid="nav-metrics"]');
+  await waitFor("token totals", async () => {
+    const tokens = await textOf('[data-testid="tokens-in"]');
+    return tokens && tokens !== "0" ? tokens : null;
+  });
+  await screenshot("metrics.png");
+  await click('[data-testid="nav-audit"]');
+  const rows = await waitFor("audit rows", async () => {
+    const found = await findAll('[data-testid="audit-row"]');
+    return found.length >= 3 ? found : null;
+  });
+  const tools = await script(`return [...document.querySelectorAll('[data-testid="audit-row"]')].map((r) => r.textContent).join(" ")`);
+  assert(tools.includes("run_bash") && tools.includes("ask_user") && tools.includes("query_target"), `audit: ${tools}`);
+  assert(rows.length >= 3, "three calls logged");
+  await screenshot("audit-log.png");
+});
+
+await scenario("settings mask the API key; the UI switches to Chinese and back", async () => {
+  await click('[data-testid="nav-settings"]');
+  const key = await waitFor("the key field", () => find('[data-testid="setting-LLM_API_KEY"]'));
+  const shown = await script("return [arguments[0].type, arguments[0].value, arguments[0].placeholder]", [{ [ELEMENT]: key }]);
+  assert(shown[0] === "password" && shown[1] === "", `key field ${JSON.stringify(shown)}`);
+  const page = await script("return document.documentElement.outerHTML");
+  assert(!page.includes("sk-e2e-not-a-real-key"), "the key never reaches the webview");
+  await screenshot("settings.png");
+  await click('[data-testid="toggle-language"]');
+  await waitFor("Chinese labels", async () => (await textOf('[data-testid="nav-library"]')).includes("文献库"));
+  await click('[data-testid="nav-agent"]');
+  assert((await textOf('[data-testid="send-button"]')).includes("发送"), "composer in Chinese");
+  await screenshot("agent-zh.png");
+  await click('[data-testid="toggle-language"]');
+  await waitFor("English labels", async () => (await textOf('[data-testid="nav-library"]')).includes("Library"));
+});
+
+let replayMs = null;
+await scenario("a 10,000-event session replays virtualised", async () => {
+  const messages = [];
+  for (let seq = 1; seq <= 10000; seq++) {
+    const user = seq % 2 === 1;
+    messages.push({ seq, run_id: `r${Math.ceil(seq / 2)}`, step: user ? 0 : 1, agent_name: "main", role: user ? "user" : "assistant",
+      content: user ? `Question ${seq}` : `Answer ${seq}: TRGB distance modulus $\\mu = 29.4$ for NGC ${seq}.`, metadata: "{}", created_at: "2026-12-01T10:00:00Z" });
+  }
+  const bundle = { format: "asterism-session", version: 1, session: { id: "replay-10k", title: "10k replay", model: "qwen-scripted" }, messages };
+  const file = join(dataDir, "replay-10k.json");
+  writeFileSync(file, JSON.stringify(bundle));
+  const imported = await invoke("session_import", { path: file });
+  assert(imported.ok === "replay-10k", `imported: ${JSON.stringify(imported)}`);
+  await click('[data-testid="nav-agent"]');
+  await type('[data-testid="session-search"]', "10k");
+  const entry = await waitFor("the imported session", async () => {
+    const found = await findAll('[data-testid="session-entry"]');
+    return found.length === 1 ? found[0] : null;
+  });
+  replayMs = (await wd("POST", "/execute/async", {
+    script: `const [entry, done] = [arguments[0], arguments[arguments.length - 1]];
+      const started = performance.now();
+      entry.querySelector("button").click();
+      const check = () => {
+        const t = document.querySelector('[data-testid="timeline"]');
+        if (t && t.dataset.count === "10000" && t.querySelector('[data-testid="timeline-item"]')) {
+          requestAnimationFrame(() => done(performance.now() - started));
+        } else requestAnimationFrame(check);
+      };
+      check();`,
+    args: [{ [ELEMENT]: entry }],
+  }));
+  const rendered = await script(`return document.querySelectorAll('[data-testid="timeline-item"]').length`);
+  assert(rendered < 200, `virtualised: ${rendered} items in the DOM`);
+  console.log(`replayed 10,000 events (command + render) in ${replayMs.toFixed(0)} ms; ${rendered} items in the DOM`);
+});
+
+console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleRss), replay10kMs: replayMs && Math.round(replayMs) }));
 
 try { await wd("DELETE", ""); } catch { /* the app may already be gone */ }
 cleanup();

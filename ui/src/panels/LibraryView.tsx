@@ -44,6 +44,7 @@ export function LibraryView() {
   const [progress, setProgress] = useState<Progress | null>(null);
   const [dragging, setDragging] = useState(false);
   const [reading, setReading] = useState(false);
+  const [pathText, setPathText] = useState("");
 
   const refresh = useCallback(async () => {
     try {
@@ -181,6 +182,26 @@ export function LibraryView() {
           </button>
         </div>
       </header>
+      <form
+        className="inline-form path-import"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const paths = pathText.split("\n").map((line) => line.trim()).filter(Boolean);
+          setPathText("");
+          void importPaths(paths);
+        }}
+      >
+        <input
+          data-testid="library-path"
+          aria-label={t("library.pathLabel")}
+          placeholder={t("library.pathPlaceholder")}
+          value={pathText}
+          onChange={(event) => setPathText(event.target.value)}
+        />
+        <button type="submit" className="secondary" data-testid="library-path-import" disabled={!pathText.trim() || !!progress}>
+          {t("library.importPath")}
+        </button>
+      </form>
       <form
         className="filters"
         onSubmit={(event) => {
