@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev
-  xvfb xauth imagemagick webkit2gtk-driver poppler-utils
+  xvfb xauth imagemagick webkit2gtk-driver poppler-utils chromium
 )
 missing=()
 for package in "${packages[@]}"; do

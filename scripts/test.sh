@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the Rust workspace (unit, integration, CLI),
-# generated-file freshness, the UI's Vitest suite, and the native end-to-end test of
-# the real app under Xvfb. Installs what it needs first.
+# generated-file freshness, the UI's Vitest suite, browser tests of the built UI in
+# Chromium, and the native end-to-end test of the real app under Xvfb. Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -33,6 +33,9 @@ fi
 
 step "UI tests (Vitest)"
 npm run ui:test --silent
+
+step "browser tests of the built UI (Chromium, mocked IPC)"
+node e2e/browser.mjs
 
 step "native end-to-end (WebKitWebDriver under Xvfb)"
 xvfb-run -a -s "-screen 0 1280x800x24" node e2e/native.mjs

@@ -1,0 +1,184 @@
+// Browser tests of the built UI (ui/dist) in Chromium through playwright-core, with the
+// Tauri IPC mocked by e2e/browser/mock-ipc.ts: every panel, both languages, both themes.
+// Run by `make test` after `npm run ui:build`; by hand: `node e2e/browser.mjs`.
+// Needs Debian's `chromium` (CHROMIUM=/path overrides). Screenshots: e2e/artifacts/browser-*.png.
+
+import { build } from "esbuild";
+import { createServer } from "node:http";
+import { readFile, mkdir } from "node:fs/promises";
+import { extname, join, resolve, dirname, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(root, "ui", "dist");
+const artifacts = join(root, "e2e", "artifacts");
+await mkdir(artifacts, { recursive: true });
+
+const mock = await build({
+  entryPoints: [join(root, "e2e/browser/mock-ipc.ts")],
+  bundle: true,
+  format: "iife",
+  write: false,
+  target: "es2022",
+  absWorkingDir: join(root, "ui"),
+  nodePaths: [join(root, "node_modules")],
+});
+const initScript = mock.outputFiles[0].text;
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".svg": "image/svg+xml", ".png": "image/png" };
+const server = createServer(async (request, response) => {
+  const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
+  const file = join(dist, path === "/" ? "index.html" : path);
+  try {
+    const body = await readFile(file.startsWith(dist) ? file : join(dist, "index.html"));
+    response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+    response.end(body);
+  } catch {
+    response.writeHead(404).end();
+  }
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const base = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+const results = { passed: 0, failed: 0 };
+function assert(condition, message) {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+async function scenario(name, body, { colorScheme = "light", locale = "en-US" } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, locale });
+  await context.addInitScript(initScript);
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  const started = Date.now();
+  try {
+    await page.goto(base);
+    await page.getByTestId("question-input").waitFor();
+    await body(page);
+    assert(errors.length === 0, `page errors: ${errors.join("; ")}`);
+    results.passed += 1;
+    console.log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (error) {
+    results.failed += 1;
+    console.log(`FAIL ${name}: ${error.stack ?? error}`);
+    await page.screenshot({ path: join(artifacts, `browser-failed-${name.replace(/\W+/g, "-")}.png`) }).catch(() => {});
+  } finally {
+    await context.close();
+  }
+}
+const shot = (page, name) => page.screenshot({ path: join(artifacts, `browser-${name}.png`) });
+const calls = (page, cmd) => page.evaluate((c) => window.__mock.calls.filter((call) => call.cmd === c).map((call) => call.args), cmd);
+
+await scenario("research panel: a run with target card, plan, subagent, ask_user, permission, Markdown + math", async (page) => {
+  await page.getByTestId("question-input").fill("Review the Hubble tension from TRGB distances");
+  await page.getByTestId("question-input").press("Enter");
+  await page.getByTestId("target-card").waitFor();
+  assert((await page.getByTestId("target-card").textContent()).includes("12:18:57.62"), "coordinates on the card");
+  await page.getByTestId("todo-list").waitFor();
+  assert(await page.locator('[data-kind="subagent"]').count() === 1, "one subagent card");
+  assert(await page.locator('[data-agent="reviewer"]').count() >= 1, "the subagent's call is nested");
+  const card = page.getByTestId("ask-user-card");
+  await card.waitFor();
+  await shot(page, "ask-user");
+  await card.getByRole("button", { name: "2019–2026" }).click();
+  const permission = page.getByTestId("permission-card");
+  await permission.waitFor();
+  assert((await permission.textContent()).includes("ls ~/Papers"), "the full arguments are shown");
+  await shot(page, "permission");
+  await page.getByTestId("permission-allow-session").click();
+  await page.locator(".answer .katex").first().waitFor();
+  const answer = await page.locator(".answer").last().textContent();
+  assert(answer.includes("For 2019–2026"), `the answer used the reply: ${answer}`);
+  assert((await calls(page, "permission_answer"))[0].decision === "allowSession", "allow for the session sent");
+  await page.getByTestId("send-button").waitFor({ state: "visible" });
+  await shot(page, "research");
+});
+
+await scenario("history: search and replay a stored session", async (page) => {
+  await page.getByTestId("session-search").fill("TRGB");
+  await page.getByText("Hubble tension from TRGB distances").click();
+  await page.locator(".answer .katex").first().waitFor();
+  const args = await calls(page, "sessions_list");
+  assert(args.some((a) => a.query === "TRGB"), "the search reached the backend");
+});
+
+await scenario("library: list, filter, passages, details with notes, import, BibTeX", async (page) => {
+  await page.getByTestId("nav-library").click();
+  await page.getByTestId("library-row").first().waitFor();
+  assert(await page.getByTestId("library-row").count() === 3, "three papers");
+  await page.getByTestId("library-search").fill("cepheid");
+  assert(await page.getByTestId("library-row").count() === 1, "filtered to one");
+  await page.getByTestId("library-search").fill("TRGB zero point");
+  await page.getByTestId("library-search-passages").click();
+  await page.getByTestId("passages").getByText("We find H0 = 69.8").waitFor();
+  await page.getByTestId("library-search").fill("");
+  await page.getByText("The Carnegie-Chicago Hubble Program. VIII. TRGB H0").click();
+  await page.getByTestId("paper-details").getByText("The headline TRGB value").waitFor();
+  await page.getByTestId("library-import").click();
+  await page.getByText("1 imported").waitFor();
+  assert((await calls(page, "library_import"))[0].paths[0] === "/home/astro/Papers/anand2024.pdf", "the chosen file was imported");
+  await page.getByTestId("library-export-bib").click();
+  await page.getByText("3 entries written to /home/astro/library.bib").waitFor();
+  await shot(page, "library");
+});
+
+await scenario("metrics: totals, charts and cost", async (page) => {
+  await page.getByTestId("nav-metrics").click();
+  await page.getByTestId("tokens-chart").waitFor();
+  assert((await page.getByTestId("tokens-in").textContent()) === "5,400", "900+1800+2700 tokens in");
+  assert(await page.getByTestId("tokens-chart").getByTestId("chart-bar").count() === 3, "a bar per step");
+  await page.getByTestId("tools-chart").getByText("search_papers").waitFor();
+  await shot(page, "metrics");
+});
+
+await scenario("audit log: pages and filters", async (page) => {
+  await page.getByTestId("nav-audit").click();
+  await page.getByTestId("audit-row").first().waitFor();
+  assert(await page.getByTestId("audit-row").count() === 50, "a page of 50");
+  await page.getByTestId("audit-filter-decision").selectOption("deny");
+  await page.getByTestId("audit-range").getByText("1–25 / 25").waitFor();
+  await page.getByTestId("audit-row").first().click();
+  assert((await page.getByTestId("audit-arguments").textContent()).includes("[REDACTED]"), "redacted");
+  await shot(page, "audit");
+});
+
+await scenario("settings: presets and masked keys", async (page) => {
+  await page.getByTestId("nav-settings").click();
+  const key = page.getByTestId("setting-LLM_API_KEY");
+  await key.waitFor();
+  assert((await key.getAttribute("type")) === "password" && (await key.inputValue()) === "", "key masked and empty");
+  await page.getByTestId("setting-preset").selectOption("deepseek");
+  assert((await page.getByTestId("setting-LLM_MODEL").inputValue()) === "deepseek-chat", "preset fills the model");
+  await page.getByTestId("settings-save").click();
+  await page.getByText("Settings saved").waitFor();
+  const saved = (await calls(page, "settings_save"))[0];
+  assert(saved.secrets.length === 0, "no key sent when none was typed");
+  await shot(page, "settings");
+});
+
+await scenario("Chinese UI and dark theme", async (page) => {
+  await page.getByTestId("toggle-language").click();
+  await page.getByTestId("send-button").getByText("发送").waitFor();
+  await page.getByTestId("nav-library").click();
+  await page.getByText("导入 PDF…").waitFor();
+  await page.getByTestId("toggle-theme").click();
+  assert((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "dark theme");
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert(background === "rgb(20, 23, 28)", `dark background, got ${background}`);
+  await shot(page, "library-zh-dark");
+});
+
+await scenario("a system in Chinese starts in Chinese", async (page) => {
+  await page.getByTestId("send-button").getByText("发送").waitFor();
+}, { locale: "zh-CN" });
+
+await browser.close();
+server.close();
+console.log(`${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed === 0 ? 0 : 1);
