@@ -279,6 +279,34 @@ await scenario("import a PDF and see it in the library", async () => {
   const details = await textOf('[data-testid="paper-details"]');
   assert(details.includes("celerite_ms.pdf"), `details name the file: ${details}`);
   await screenshot("library.png");
+
+  // The stored PDF in the viewer (pdf.js over the pdf:// scheme); a selection becomes a
+  // highlight note.
+  await click('[data-testid="open-pdf"]');
+  await waitFor("the first rendered page with its text layer", async () =>
+    script(`return !!document.querySelector('.pdf-page[data-page="1"] canvas') && document.querySelectorAll('.pdf-page[data-page="1"] .textLayer span').length > 20`), 30000);
+  const selected = await script(`
+    const spans = [...document.querySelectorAll('.pdf-page[data-page="1"] .textLayer span')].filter((s) => s.textContent.trim().length > 3);
+    const range = document.createRange();
+    range.setStart(spans[0].firstChild, 0);
+    range.setEnd(spans[2].firstChild, spans[2].textContent.length);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    const box = spans[2].getBoundingClientRect();
+    spans[2].dispatchEvent(new MouseEvent("mouseup", { bubbles: true, clientX: box.right, clientY: box.bottom }));
+    return getSelection().toString();`);
+  assert(selected.trim().length > 5, `selected text: ${selected}`);
+  await waitFor("the highlight popover", () => find('[data-testid="highlight-popover"]'));
+  await type('[data-testid="highlight-popover"] input', "Check the kernel");
+  await screenshot("pdf-viewer.png");
+  await click('[data-testid="save-highlight"]');
+  await waitFor("the highlight on the page", () => script(`return document.querySelectorAll('.pdf-page[data-page="1"] .highlight').length > 0`));
+  await click('.pdf-header button');
+  const notes = await waitFor("the note in the details", async () => {
+    const text = await textOf('[data-testid="notes-list"]');
+    return text.includes("Check the kernel") ? text : null;
+  });
+  assert(notes.includes("p. 1"), `note has its page: ${notes}`);
   rmSync(folder, { recursive: true, force: true });
 });
 

@@ -1,3 +1,4 @@
+import { useTranslation } from "react-i18next";
 import { useState } from "react";
 import type { JsonValue } from "../bindings";
 
@@ -39,13 +40,14 @@ export function asTarget(metadata: JsonValue): TargetInfo | null {
 
 /** A resolved sky object: position in both notations, type, resolver and other names. */
 export function TargetCard({ target }: { target: TargetInfo }) {
+  const { t } = useTranslation();
   const [allAliases, setAllAliases] = useState(false);
   const type = target.objectTypeLabel ?? target.objectType;
   const aliases = allAliases ? target.aliases : target.aliases.slice(0, ALIASES_SHOWN);
   const hidden = target.aliases.length - ALIASES_SHOWN;
 
   return (
-    <section className="target-card" data-testid="target-card" aria-label={`Target ${target.name}`}>
+    <section className="target-card" data-testid="target-card" aria-label={t("target.label", { name: target.name })}>
       <h3 className="target-name">{target.name}</h3>
       <dl className="target-fields">
         <dt>RA</dt>
@@ -60,7 +62,7 @@ export function TargetCard({ target }: { target: TargetInfo }) {
         </dd>
         {type && (
           <>
-            <dt>Type</dt>
+            <dt>{t("target.type")}</dt>
             <dd>
               {type}
               {target.objectTypeLabel && target.objectType && (
@@ -71,13 +73,13 @@ export function TargetCard({ target }: { target: TargetInfo }) {
         )}
         {target.resolver && (
           <>
-            <dt>Resolver</dt>
+            <dt>{t("target.resolver")}</dt>
             <dd>{target.resolver}</dd>
           </>
         )}
         {target.aliases.length > 0 && (
           <>
-            <dt>Aliases</dt>
+            <dt>{t("target.aliases")}</dt>
             <dd>
               <ul className="aliases">
                 {aliases.map((alias) => (
@@ -91,7 +93,7 @@ export function TargetCard({ target }: { target: TargetInfo }) {
                   aria-expanded={allAliases}
                   onClick={() => setAllAliases(!allAliases)}
                 >
-                  {allAliases ? "Show fewer" : `Show all ${target.aliases.length}`}
+                  {allAliases ? t("target.fewer") : t("target.all", { count: target.aliases.length })}
                 </button>
               )}
             </dd>

@@ -56,6 +56,13 @@ function renderBody(item: TimelineItem, live: boolean, t: T) {
         />
       );
     case "notice":
+      if (item.noticeKind === "compaction") {
+        return (
+          <div role="separator" className="compaction-marker" data-testid="compaction-marker">
+            <span>{t("notice.compactionMarker")}</span> <span className="muted">{item.message}</span>
+          </div>
+        );
+      }
       return (
         <div role="status" className="notice-item">
           <span className="notice-kind">{t(`notice.${item.noticeKind}`, item.noticeKind)}</span> {item.message}

@@ -89,6 +89,20 @@ describe("Timeline", () => {
   });
 });
 
+describe("Compaction", () => {
+  it("shows where the conversation was compacted as a marker, not as a plain notice", async () => {
+    const items = [
+      { kind: "user", id: "item-0", text: "Long review" },
+      { kind: "notice", id: "item-1", noticeKind: "compaction", message: "52,000 → 9,000 tokens", step: 4, agentName: "main" },
+    ] as unknown as TimelineItem[];
+    mockBackend({ sessions: [session], timelines: { s1: items } });
+    const user = userEvent.setup();
+    render(<ResearchAgentPanel />);
+    await user.click(await screen.findByText("TRGB distances"));
+    expect(await screen.findByTestId("compaction-marker")).toHaveTextContent("Earlier conversation compacted");
+  });
+});
+
 describe("MetricsPanel", () => {
   it("charts tokens per step and estimates the cost from the session's measurements", async () => {
     mockBackend({
