@@ -26,12 +26,14 @@ const mock = await build({
 });
 const initScript = mock.outputFiles[0].text;
 
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".svg": "image/svg+xml", ".png": "image/png" };
+const TYPES = { ".pdf": "application/pdf", ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".svg": "image/svg+xml", ".png": "image/png" };
 const server = createServer(async (request, response) => {
   const path = normalize(decodeURIComponent(new URL(request.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
-  const file = join(dist, path === "/" ? "index.html" : path);
+  const file = path.startsWith("/pdf/")
+    ? join(root, "crates/testkit/fixtures/pdfs/celerite_ms.pdf")
+    : join(dist, path === "/" ? "index.html" : path);
   try {
-    const body = await readFile(file.startsWith(dist) ? file : join(dist, "index.html"));
+    const body = await readFile(file.startsWith(dist) || file.endsWith(".pdf") ? file : join(dist, "index.html"));
     response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
     response.end(body);
   } catch {
@@ -120,6 +122,24 @@ await scenario("library: list, filter, passages, details with notes, import, Bib
   await page.getByTestId("library-search").fill("");
   await page.getByText("The Carnegie-Chicago Hubble Program. VIII. TRGB H0").click();
   await page.getByTestId("paper-details").getByText("The headline TRGB value").waitFor();
+  await page.getByTestId("open-pdf").click();
+  const firstPage = page.locator('.pdf-page[data-page="1"]');
+  await firstPage.locator(".textLayer span").nth(20).waitFor();
+  const spans = firstPage.locator(".textLayer span");
+  const a = await spans.nth(0).boundingBox();
+  const b = await spans.nth(2).boundingBox();
+  await page.mouse.move(a.x + 1, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width - 1, b.y + b.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const popover = page.getByTestId("highlight-popover");
+  await popover.waitFor();
+  await popover.locator("input").fill("Kernel definition");
+  await shot(page, "pdf-viewer");
+  await page.getByTestId("save-highlight").click();
+  const note = (await calls(page, "note_add")).at(-1).note;
+  assert(note.page === 1 && note.quote.length > 5 && note.rects.length > 0, `highlight note: ${JSON.stringify(note)}`);
+  await page.locator(".pdf-header button").click();
   await page.getByTestId("library-import").click();
   await page.getByText("1 imported").waitFor();
   assert((await calls(page, "library_import"))[0].paths[0] === "/home/astro/Papers/anand2024.pdf", "the chosen file was imported");

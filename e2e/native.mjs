@@ -21,7 +21,8 @@ import { createServer } from "node:net";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const target = process.env.CARGO_TARGET_DIR ?? join(root, "target");
-const bin = (name) => join(target, "debug", name);
+// E2E_PROFILE=release measures an optimised build (cargo build --release …).
+const bin = (name) => join(target, process.env.E2E_PROFILE ?? "debug", name);
 const artifacts = join(root, "e2e", "artifacts");
 mkdirSync(artifacts, { recursive: true });
 
@@ -185,7 +186,8 @@ await scenario("ask 'Where is NGC 4258?': tool call, result with coordinates, st
   liveItems = await waitFor("the final answer", async () => {
     const items = await timeline();
     // The scripted answer's last words: the stream has ended.
-    const done = items.some((i) => i.kind === "text" && i.text.includes("PGC 39600 and MCG+08-22-104."));
+    const done = items.some((i) => i.kind === "text" && i.text.includes("PGC 39600 and MCG+08-22-104."))
+      && (await script(`return !!document.querySelector('.answer .katex')`));
     const idle = await script(`return !document.querySelector('[data-testid="cancel-button"]')`);
     return done && idle ? items : null;
   }, 30000);
@@ -208,7 +210,8 @@ await scenario("the session is in the list and replays the same items from the d
   await wd("POST", `/element/${await find('[data-testid="session-entry"]')}/click`, {});
   const replayed = await waitFor("the replayed timeline", async () => {
     const items = await timeline();
-    return items.length === liveItems.length ? items : null;
+    const rendered = await script(`return !!document.querySelector('.answer .katex')`);
+    return items.length === liveItems.length && rendered ? items : null;
   });
   assert(JSON.stringify(replayed) === JSON.stringify(liveItems), `replay differs:\n${JSON.stringify(replayed)}\n${JSON.stringify(liveItems)}`);
   await screenshot("replay-ngc4258.png");
@@ -285,18 +288,21 @@ await scenario("import a PDF and see it in the library", async () => {
   await click('[data-testid="open-pdf"]');
   await waitFor("the first rendered page with its text layer", async () =>
     script(`return !!document.querySelector('.pdf-page[data-page="1"] canvas') && document.querySelectorAll('.pdf-page[data-page="1"] .textLayer span').length > 20`), 30000);
-  const selected = await script(`
-    const spans = [...document.querySelectorAll('.pdf-page[data-page="1"] .textLayer span')].filter((s) => s.textContent.trim().length > 3);
-    const range = document.createRange();
-    range.setStart(spans[0].firstChild, 0);
-    range.setEnd(spans[2].firstChild, spans[2].textContent.length);
-    getSelection().removeAllRanges();
-    getSelection().addRange(range);
-    const box = spans[2].getBoundingClientRect();
-    spans[2].dispatchEvent(new MouseEvent("mouseup", { bubbles: true, clientX: box.right, clientY: box.bottom }));
-    return getSelection().toString();`);
-  assert(selected.trim().length > 5, `selected text: ${selected}`);
+  // Drag the mouse over the first lines of text of page 1, as a reader would.
+  const [from, to] = await script(`
+    const texts = [...document.querySelectorAll('.pdf-page[data-page="1"] .textLayer span')]
+      .filter((s) => s.childNodes.length === 1 && s.firstChild.nodeType === Node.TEXT_NODE && s.textContent.trim().length > 3);
+    const a = texts[0].getBoundingClientRect(), b = texts[2].getBoundingClientRect();
+    return [[Math.round(a.left + 1), Math.round(a.top + a.height / 2)], [Math.round(b.right - 1), Math.round(b.top + b.height / 2)]];`);
+  await wd("POST", "/actions", { actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: [
+    { type: "pointerMove", origin: "viewport", x: from[0], y: from[1], duration: 0 },
+    { type: "pointerDown", button: 0 },
+    { type: "pointerMove", origin: "viewport", x: to[0], y: to[1], duration: 200 },
+    { type: "pointerUp", button: 0 },
+  ] }] });
   await waitFor("the highlight popover", () => find('[data-testid="highlight-popover"]'));
+  const quote = await textOf('[data-testid="highlight-popover"] q');
+  assert(quote.trim().length > 10, `the selected text is quoted: ${JSON.stringify(quote)}`);
   await type('[data-testid="highlight-popover"] input', "Check the kernel");
   await screenshot("pdf-viewer.png");
   await click('[data-testid="save-highlight"]');
@@ -309,6 +315,8 @@ await scenario("import a PDF and see it in the library", async () => {
   assert(notes.includes("p. 1"), `note has its page: ${notes}`);
   rmSync(folder, { recursive: true, force: true });
 });
+
+await script(`document.querySelector('.pdf-header button')?.click()`).catch(() => {});
 
 await scenario("metrics and audit log show this session's numbers", async () => {
   await click('[data-testid="nav-metrics"]');

@@ -159,4 +159,8 @@ mockIPC(
   { shouldMockEvents: true },
 );
 
+// The viewer's `pdf://` URLs point at a real paper the test server serves.
+(window as unknown as { __TAURI_INTERNALS__: { convertFileSrc: (path: string, protocol: string) => string } }).__TAURI_INTERNALS__.convertFileSrc =
+  (path, protocol) => `${location.origin}/${protocol}/${path}.pdf`;
+
 (window as unknown as { __mock: unknown }).__mock = { calls };

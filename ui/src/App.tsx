@@ -1,14 +1,16 @@
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useResearchAgent } from "./agent/useResearchAgent";
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
 import { ResearchAgentView } from "./components/ResearchAgentPanel";
 import { setLanguage, type Language } from "./i18n";
-import { AuditLogViewer } from "./panels/AuditLogViewer";
-import { LibraryView } from "./panels/LibraryView";
-import { MetricsPanel } from "./panels/MetricsPanel";
-import { SettingsPanel } from "./panels/SettingsPanel";
+
+// Panels other than the agent load on first use: a smaller bundle starts faster.
+const AuditLogViewer = lazy(() => import("./panels/AuditLogViewer").then((m) => ({ default: m.AuditLogViewer })));
+const LibraryView = lazy(() => import("./panels/LibraryView").then((m) => ({ default: m.LibraryView })));
+const MetricsPanel = lazy(() => import("./panels/MetricsPanel").then((m) => ({ default: m.MetricsPanel })));
+const SettingsPanel = lazy(() => import("./panels/SettingsPanel").then((m) => ({ default: m.SettingsPanel })));
 
 export const VIEWS = ["agent", "library", "metrics", "audit", "settings"] as const;
 export type View = (typeof VIEWS)[number];
@@ -97,10 +99,12 @@ function Shell() {
       <div className="view" hidden={view !== "agent"}>
         <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
       </div>
-      {view === "library" && <LibraryView />}
-      {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
-      {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
-      {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
+      <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
+        {view === "library" && <LibraryView />}
+        {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
+        {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
+        {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
+      </Suspense>
     </div>
   );
 }

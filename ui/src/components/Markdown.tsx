@@ -1,24 +1,13 @@
-import { memo } from "react";
-import ReactMarkdown from "react-markdown";
-import rehypeKatex from "rehype-katex";
-import remarkGfm from "remark-gfm";
-import remarkMath from "remark-math";
-import "katex/dist/katex.min.css";
+import { lazy, Suspense } from "react";
 
-const remarkPlugins = [remarkGfm, remarkMath];
-const rehypePlugins = [rehypeKatex];
+// react-markdown and KaTeX load with the first answer, not with the app.
+const MarkdownRenderer = lazy(() => import("./MarkdownRenderer"));
 
-/** Model output as Markdown with $…$ / $$…$$ math (KaTeX); links open nowhere inside the app. */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
+/** Model output as Markdown with math; plain text until the renderer has loaded. */
+export function Markdown({ text }: { text: string }) {
   return (
-    <div className="markdown">
-      <ReactMarkdown
-        remarkPlugins={remarkPlugins}
-        rehypePlugins={rehypePlugins}
-        components={{ a: ({ children, href }) => <span className="link" title={href}>{children}</span> }}
-      >
-        {text}
-      </ReactMarkdown>
-    </div>
+    <Suspense fallback={<div className="markdown plain">{text}</div>}>
+      <MarkdownRenderer text={text} />
+    </Suspense>
   );
-});
+}

@@ -65,6 +65,8 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
           pageEl.style.setProperty("width", `${viewport.width}px`);
           pageEl.style.setProperty("height", `${viewport.height}px`);
           pageEl.style.setProperty("--scale-factor", String(SCALE));
+          pageEl.style.setProperty("--user-unit", "1");
+          pageEl.style.setProperty("--total-scale-factor", String(SCALE));
           const canvas = document.createElement("canvas");
           canvas.width = Math.floor(viewport.width);
           canvas.height = Math.floor(viewport.height);
@@ -77,6 +79,13 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
           const context = canvas.getContext("2d");
           if (context) await page.render({ canvasContext: context, canvas, viewport }).promise;
           await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: text, viewport }).render();
+          // As pdf.js's own viewer does: a block after the text keeps a drag selection
+          // from jumping to the end of the page in WebKit and Firefox while selecting.
+          const end = document.createElement("div");
+          end.className = "endOfContent";
+          text.append(end);
+          text.addEventListener("mousedown", () => text.classList.add("selecting"));
+          document.addEventListener("mouseup", () => text.classList.remove("selecting"));
         }
       } catch (reason) {
         if (!cancelled) setError(describeError(reason));

@@ -84,8 +84,8 @@ describe("Timeline", () => {
     render(<ResearchAgentPanel />);
     await user.type(screen.getByTestId("question-input"), "H0?{Enter}");
     await backend.lastFeed().send(ev.started("H0?"), ev.text("TRGB gives **$H_0 = 69.8$** km/s/Mpc"), ev.finished());
-    const answer = await screen.findByText("TRGB gives", { exact: false });
-    expect(answer.closest(".answer")?.querySelector("strong .katex")).not.toBeNull();
+    await waitFor(() => expect(document.querySelector(".answer strong .katex")).not.toBeNull(), { timeout: 5000 });
+    expect(document.querySelector(".answer")).toHaveTextContent("TRGB gives");
   });
 });
 

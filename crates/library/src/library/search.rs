@@ -127,6 +127,87 @@ fn fuse(lists: &[&[i64]]) -> Vec<(i64, f64)> {
     fused
 }
 
+/// Chunk ids of the keyword (BM25) half, best first.
+async fn keyword_ids(
+    store: &Store,
+    query: &str,
+    filter: &PaperFilter,
+) -> Result<Vec<i64>, StoreError> {
+    Ok(match keyword_expression(store, query).await? {
+        Some(expression) => store
+            .fts_chunks(&expression, filter, PER_SIDE as i64)
+            .await?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect(),
+        None => Vec::new(),
+    })
+}
+
+/// What the vector half of a search found, and why it found nothing if so.
+struct VectorSide {
+    ids: Vec<i64>,
+    similarity: HashMap<i64, f64>,
+    note: Option<String>,
+}
+
+async fn vector_side(
+    store: &Store,
+    index: &VectorIndex,
+    embedder: Option<&dyn Embedder>,
+    query: &str,
+    filter: &PaperFilter,
+) -> Result<VectorSide, StoreError> {
+    let mut side = VectorSide {
+        ids: Vec::new(),
+        similarity: HashMap::new(),
+        note: None,
+    };
+    let Some(embedder) = embedder else {
+        side.note =
+            Some("no embedding model is configured: keyword (BM25) search only".to_string());
+        return Ok(side);
+    };
+    index.ensure_loaded(store).await?;
+    if index.is_empty() {
+        side.note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
+        return Ok(side);
+    }
+    match embedder.embed(&[query.to_string()]).await {
+        Ok(mut vectors) if !vectors.is_empty() => {
+            let query_vector = vectors.swap_remove(0);
+            let allowed: Option<HashSet<i64>> = if filter.is_empty() {
+                None
+            } else {
+                Some(
+                    store
+                        .chunk_ids_matching(filter)
+                        .await?
+                        .into_iter()
+                        .collect(),
+                )
+            };
+            for (id, sim) in
+                nearest(store, index, &query_vector, PER_SIDE, allowed.as_ref()).await?
+            {
+                side.similarity.insert(id, sim);
+                side.ids.push(id);
+            }
+            if store.pending_chunks().await? > 0 {
+                let (total, embedded) = store.chunk_counts().await?;
+                side.note = Some(format!(
+                    "{embedded} of {total} passages are embedded so far; the rest are found by keywords only"
+                ));
+            }
+        }
+        Ok(_) => {
+            side.note = Some("the embedding model returned nothing: keyword search only".into())
+        }
+        Err(error) => side.note = Some(format!("{error}: keyword (BM25) search only")),
+    }
+    Ok(side)
+}
+
 /// Searches the library.
 pub async fn search(
     store: &Store,
@@ -136,61 +217,21 @@ pub async fn search(
     filter: &PaperFilter,
     k: usize,
 ) -> Result<SearchResults, StoreError> {
-    let bm25: Vec<i64> = match keyword_expression(store, query).await? {
-        Some(expression) => store
-            .fts_chunks(&expression, filter, PER_SIDE as i64)
-            .await?
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect(),
-        None => Vec::new(),
+    // The keyword half runs as its own task (SQLite on a pooled connection) while this
+    // one embeds the query and scans the vectors: on two cores they overlap.
+    let keywords = {
+        let (store, filter, query) = (store.clone(), filter.clone(), query.to_string());
+        tokio::spawn(async move { keyword_ids(&store, &query, &filter).await })
     };
-    let mut note = None;
-    let mut similarity: HashMap<i64, f64> = HashMap::new();
-    let mut vector: Vec<i64> = Vec::new();
-    if embedder.is_some() {
-        index.ensure_loaded(store).await?;
-    }
-    match embedder {
-        None => {
-            note = Some("no embedding model is configured: keyword (BM25) search only".to_string())
-        }
-        Some(_) if index.is_empty() => {
-            note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
-        }
-        Some(embedder) => match embedder.embed(&[query.to_string()]).await {
-            Ok(mut vectors) if !vectors.is_empty() => {
-                let query_vector = vectors.swap_remove(0);
-                let allowed: Option<HashSet<i64>> = if filter.is_empty() {
-                    None
-                } else {
-                    Some(
-                        store
-                            .chunk_ids_matching(filter)
-                            .await?
-                            .into_iter()
-                            .collect(),
-                    )
-                };
-                for (id, sim) in
-                    nearest(store, index, &query_vector, PER_SIDE, allowed.as_ref()).await?
-                {
-                    similarity.insert(id, sim);
-                    vector.push(id);
-                }
-                if store.pending_chunks().await? > 0 {
-                    let (total, embedded) = store.chunk_counts().await?;
-                    note = Some(format!(
-                        "{embedded} of {total} passages are embedded so far; the rest are found by keywords only"
-                    ));
-                }
-            }
-            Ok(_) => {
-                note = Some("the embedding model returned nothing: keyword search only".into())
-            }
-            Err(error) => note = Some(format!("{error}: keyword (BM25) search only")),
-        },
-    }
+    let semantic = vector_side(store, index, embedder, query, filter).await;
+    let bm25 = keywords
+        .await
+        .map_err(|error| StoreError::Invalid(format!("the keyword search stopped: {error}")))??;
+    let VectorSide {
+        ids: vector,
+        similarity,
+        note,
+    } = semantic?;
     let mode = match (bm25.is_empty(), vector.is_empty()) {
         (_, true) => SearchMode::Bm25,
         (true, false) => SearchMode::Vector,
