@@ -161,7 +161,9 @@ function treeRssMb() {
       const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
       const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      procs.set(Number(name), { ppid, rss, cmd });
+      let pss = rss;
+      try { pss = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/smaps_rollup`, "utf8"))?.[1] ?? rss); } catch { /* no smaps */ }
+      procs.set(Number(name), { ppid, rss, pss, cmd });
     } catch { /* gone */ }
   }
   const roots = [...procs].filter(([, p]) => p.cmd.includes("asterism-app")).map(([pid]) => pid);
@@ -171,12 +173,15 @@ function treeRssMb() {
     grew = false;
     for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.ppid)) { tree.add(pid); grew = true; }
   }
-  if (process.env.E2E_VERBOSE) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.cmd.split("\0")[0]);
-  return [...tree].reduce((sum, pid) => sum + (procs.get(pid)?.rss ?? 0), 0) / 1024;
+  if (process.env.E2E_VERBOSE) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.pss, procs.get(pid)?.cmd.split("\0")[0]);
+  const sum = (key) => [...tree].reduce((total, pid) => total + (procs.get(pid)?.[key] ?? 0), 0) / 1024;
+  return { rss: sum("rss"), pss: sum("pss") };
 }
 await sleep(2000);
-const idleRss = treeRssMb();
-console.log(`idle memory of the app's process tree: ${idleRss.toFixed(0)} MB`);
+const idleMemory = treeRssMb();
+// RSS counts the shared libraries (WebKit, GTK, Mesa's LLVM) once per process; PSS
+// shares them out, so its sum is the memory the tree really holds.
+console.log(`idle memory of the app's process tree: RSS ${idleMemory.rss.toFixed(0)} MB, PSS ${idleMemory.pss.toFixed(0)} MB`);
 
 let liveItems = [];
 await scenario("ask 'Where is NGC 4258?': tool call, result with coordinates, streamed answer", async () => {
@@ -390,7 +395,7 @@ await scenario("a 10,000-event session replays virtualised", async () => {
   console.log(`replayed 10,000 events (command + render) in ${replayMs.toFixed(0)} ms; ${rendered} items in the DOM`);
 });
 
-console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleRss), replay10kMs: replayMs && Math.round(replayMs) }));
+console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleMemory.rss), idlePssMb: Math.round(idleMemory.pss), replay10kMs: replayMs && Math.round(replayMs) }));
 
 try { await wd("DELETE", ""); } catch { /* the app may already be gone */ }
 cleanup();

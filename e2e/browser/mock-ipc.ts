@@ -19,6 +19,7 @@ const ngc4258 = {
   aliases: ["M 106", "NGC 4258", "UGC 7353"], resolver: "Simbad",
 };
 const sessions = [
+  { id: "s10k", title: "A long session (10,000 events)", model: "qwen3-max", summary: null, createdAt: "2026-11-01T09:00:00Z", updatedAt: "2026-11-01T09:10:00Z", messageCount: 10000 },
   { id: "s1", title: "Hubble tension from TRGB distances", model: "qwen3-max", summary: null, createdAt: "2026-12-01T09:00:00Z", updatedAt: "2026-12-01T09:10:00Z", messageCount: 8 },
 ];
 const paper = (id: string, title: string, authors: string[], year: number, chunks: number, status = "parsed") => ({
@@ -102,6 +103,13 @@ mockIPC(
       case "sessions_list":
         return sessions;
       case "session_timeline":
+        if (args.sessionId === "s10k") {
+          return Array.from({ length: 10_000 }, (_, index) =>
+            index % 2 === 0
+              ? { kind: "user", id: `item-${index}`, text: `Question ${index}` }
+              : { kind: "text", id: `item-${index}`, step: 1, agentName: "main", text: `Answer ${index}: TRGB distance modulus $\\mu = 29.4$.` },
+          );
+        }
         return [{ kind: "user", id: "item-0", text: "What do recent papers say about the Hubble tension from TRGB distances?" },
           { kind: "text", id: "item-1", step: 1, agentName: "main", text: "TRGB distances give $H_0 \\approx 70$ (Freedman 2019, p. 12)." }];
       case "agent_run":

@@ -13,7 +13,7 @@ pub async fn session_events(
     session_id: &str,
 ) -> Result<Vec<AgentEvent>, StoreError> {
     let session = store.session(session_id).await?;
-    let messages = store.messages(session_id).await?;
+    let messages = store.messages_for_replay(session_id).await?;
     Ok(events_from_messages(&session.id, &session.model, &messages))
 }
 

@@ -84,18 +84,38 @@ impl Store {
         .bind(session_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .filter_map(|row| {
-                let role: String = match row.try_get("role") {
-                    Ok(role) => role,
-                    Err(error) => return Some(Err(error.into())),
-                };
-                // Rows with a role this version does not know are skipped, not fatal.
-                let role = MessageRole::parse(&role)?;
-                Some(stored_message(row, role))
-            })
-            .collect()
+        to_messages(&rows)
     }
+}
+
+impl Store {
+    /// The session's messages without `raw_json` (what replay needs: the raw model
+    /// messages repeat the content and are the largest column to read and parse).
+    pub async fn messages_for_replay(&self, session_id: &str) -> Result<Vec<StoredMessage>> {
+        let rows = sqlx::query(
+            "SELECT seq, run_id, step, agent_name, role, content, tool_calls, tool_call_id,
+                    metadata, NULL AS raw_json, created_at
+             FROM agent_messages WHERE session_id = ? ORDER BY seq",
+        )
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await?;
+        to_messages(&rows)
+    }
+}
+
+/// Rows as messages; rows with a role this version does not know are skipped, not fatal.
+fn to_messages(rows: &[sqlx::sqlite::SqliteRow]) -> Result<Vec<StoredMessage>> {
+    rows.iter()
+        .filter_map(|row| {
+            let role: String = match row.try_get("role") {
+                Ok(role) => role,
+                Err(error) => return Some(Err(error.into())),
+            };
+            let role = MessageRole::parse(&role)?;
+            Some(stored_message(row, role))
+        })
+        .collect()
 }
 
 fn parse_json(text: Option<String>) -> Result<Option<serde_json::Value>> {

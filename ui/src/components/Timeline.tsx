@@ -8,6 +8,8 @@ import { TimelineItemView } from "./TimelineItemView";
 const FOLLOW_SLACK = 48;
 /** Longer timelines (a replayed session of thousands of events) render only what is visible. */
 export const VIRTUALIZE_FROM = 150;
+/** The height a row is taken to have until it is measured. */
+const ESTIMATED_ROW = 96;
 
 type Props = { items: TimelineItem[]; running: boolean };
 
@@ -69,13 +71,16 @@ function VirtualItems({ items, running, scroller, follow }: ListProps) {
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => 96,
+    estimateSize: () => ESTIMATED_ROW,
     overscan: 8,
     getItemKey: (index) => items[index]?.id ?? index,
+    // A replay opens at its end: render the last rows first instead of the first ones.
+    initialOffset: () => (follow.current ? items.length * ESTIMATED_ROW : 0),
   });
   useLayoutEffect(() => {
-    if (follow.current) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
-  }, [items.length, virtualizer, follow]);
+    const el = scroller.current;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
+  }, [items.length, scroller, follow]);
   const rows = virtualizer.getVirtualItems();
   return (
     <div className="virtual-space" ref={(el) => el?.style.setProperty("height", `${virtualizer.getTotalSize()}px`)}>

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { useTranslation } from "react-i18next";
 import type { TimelineItem } from "../bindings";
 import { Markdown } from "./Markdown";
@@ -6,7 +7,8 @@ import { ToolCallView } from "./ToolCallView";
 import { ToolResultView } from "./ToolResultView";
 
 /** One timeline entry; `live` is true for the last item of a run still streaming. */
-export function TimelineItemView({ item, live }: { item: TimelineItem; live: boolean }) {
+/** Memoised: a virtualised list re-renders its rows as it scrolls; items do not change. */
+export const TimelineItemView = memo(function TimelineItemView({ item, live }: { item: TimelineItem; live: boolean }) {
   const { t } = useTranslation();
   // A subagent's own steps sit inside its card's indentation.
   const agent = "agentName" in item && item.kind !== "subagent" ? item.agentName : "main";
@@ -22,7 +24,7 @@ export function TimelineItemView({ item, live }: { item: TimelineItem; live: boo
       {renderBody(item, live, t)}
     </article>
   );
-}
+});
 
 type T = ReturnType<typeof useTranslation>["t"];
 

@@ -87,31 +87,60 @@ const COMMON_SHARE: f64 = 0.02;
 /// Below this many passages nothing is common (small libraries rank on every word).
 const COMMON_FLOOR: i64 = 200;
 
-/// The keyword expression for a query, with the common-terms cut of Lucene and
-/// Elasticsearch: words found in more than 2% of the passages add little to BM25 but
-/// cost the most (every passage holding them is scored), so when the query also has
-/// rarer words only those are matched. The vector side still reads every word.
-pub async fn keyword_expression(store: &Store, query: &str) -> Result<Option<String>, StoreError> {
+/// The words a keyword search matches, each a quoted FTS5 term, with the common-terms
+/// cut of Lucene and Elasticsearch: words found in more than 2% of the passages add
+/// little to BM25 but cost the most (every passage holding them is scored), so when the
+/// query also has rarer words only those are matched. Words no passage holds are
+/// dropped. The vector side still reads every word.
+pub async fn keyword_terms(store: &Store, query: &str) -> Result<Vec<String>, StoreError> {
     let Some(expression) = fts_query(query) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let words: Vec<&str> = expression.split(" OR ").collect();
     if words.len() < 2 {
-        return Ok(Some(expression));
+        return Ok(words.into_iter().map(str::to_string).collect());
     }
     let total = store.chunk_id_high_water().await?;
     let cutoff = COMMON_FLOOR.max((total as f64 * COMMON_SHARE) as i64);
-    let mut rare = Vec::new();
-    for word in &words {
-        if store.fts_count(word, cutoff + 1).await? <= cutoff {
-            rare.push(*word);
+    let (mut rare, mut common) = (Vec::new(), Vec::new());
+    for word in words {
+        match store.fts_count(word, cutoff + 1).await? {
+            0 => {}
+            count if count <= cutoff => rare.push(word.to_string()),
+            _ => common.push(word.to_string()),
         }
     }
-    Ok(Some(if rare.is_empty() {
-        expression
-    } else {
-        rare.join(" OR ")
-    }))
+    Ok(if rare.is_empty() { common } else { rare })
+}
+
+/// Chunk ids of the keyword (BM25) half, best first. Passages holding every term are
+/// tried first: in a large library they are plenty, and intersecting the terms' lists
+/// costs far less than scoring every passage that holds any of them. When fewer than
+/// `limit` hold them all, any term may match.
+pub async fn keyword_search(
+    store: &Store,
+    query: &str,
+    filter: &PaperFilter,
+    limit: usize,
+) -> Result<Vec<i64>, StoreError> {
+    let terms = keyword_terms(store, query).await?;
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    if terms.len() >= 2 {
+        let all = store
+            .fts_chunks(&terms.join(" AND "), filter, limit as i64)
+            .await?;
+        if all.len() >= limit {
+            return Ok(all.into_iter().map(|(id, _)| id).collect());
+        }
+    }
+    Ok(store
+        .fts_chunks(&terms.join(" OR "), filter, limit as i64)
+        .await?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect())
 }
 
 /// Fuses ranked lists: score = Σ 1 / (60 + rank).
@@ -125,23 +154,6 @@ fn fuse(lists: &[&[i64]]) -> Vec<(i64, f64)> {
     let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     fused
-}
-
-/// Chunk ids of the keyword (BM25) half, best first.
-async fn keyword_ids(
-    store: &Store,
-    query: &str,
-    filter: &PaperFilter,
-) -> Result<Vec<i64>, StoreError> {
-    Ok(match keyword_expression(store, query).await? {
-        Some(expression) => store
-            .fts_chunks(&expression, filter, PER_SIDE as i64)
-            .await?
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect(),
-        None => Vec::new(),
-    })
 }
 
 /// What the vector half of a search found, and why it found nothing if so.
@@ -221,7 +233,7 @@ pub async fn search(
     // one embeds the query and scans the vectors: on two cores they overlap.
     let keywords = {
         let (store, filter, query) = (store.clone(), filter.clone(), query.to_string());
-        tokio::spawn(async move { keyword_ids(&store, &query, &filter).await })
+        tokio::spawn(async move { keyword_search(&store, &query, &filter, PER_SIDE).await })
     };
     let semantic = vector_side(store, index, embedder, query, filter).await;
     let bm25 = keywords
