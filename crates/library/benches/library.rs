@@ -205,9 +205,10 @@ const VOCABULARY: &[&str] = &[
 
 async fn vectors(n: usize) {
     let dir = tempfile::tempdir().unwrap();
-    // BENCH_DB_DIR keeps the database for a look afterwards, and for the next run.
+    // BENCH_DB_DIR keeps the database for a look afterwards, and for the next run of
+    // the same size (one size per directory: `{BENCH_DB_DIR}/{n}`).
     let db_dir = std::env::var_os("BENCH_DB_DIR")
-        .map(PathBuf::from)
+        .map(|root| PathBuf::from(root).join(n.to_string()))
         .unwrap_or_else(|| dir.path().to_path_buf());
     let store = Store::open_in_dir(&db_dir).await.unwrap();
     let paper_id = store

@@ -148,40 +148,99 @@ impl VectorIndex {
             return Vec::new();
         };
         let query_bits = to_bits(query);
-        // Distance and slot packed in one u64, so selecting the closest compares
-        // integers only.
-        let pack =
-            |slot: usize, bits: &Bits| (u64::from(hamming(&query_bits, bits)) << 32) | slot as u64;
-        let mut scored: Vec<u64> = match allowed {
-            None => index
-                .bits
-                .iter()
-                .enumerate()
-                .map(|(slot, bits)| pack(slot, bits))
-                .collect(),
-            Some(allowed) => index
-                .bits
-                .iter()
-                .enumerate()
-                .filter(|(slot, _)| allowed.contains(&index.ids[*slot]))
-                .map(|(slot, bits)| pack(slot, bits))
-                .collect(),
-        };
-        if scored.len() > n {
-            scored.select_nth_unstable(n);
-            scored.truncate(n);
-        }
+        let scored = closest_by_bits(&index, &query_bits, n, allowed);
         let mut rescored: Vec<(i64, f64)> = scored
             .into_iter()
-            .map(|packed| {
-                let slot = (packed & 0xffff_ffff) as usize;
-                (index.ids[slot], index.similarity(slot, query))
-            })
+            .map(|slot| (index.ids[slot], index.similarity(slot, query)))
             .collect();
         rescored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         rescored.truncate(k);
         rescored
     }
+}
+
+/// Hamming distances above every possible one: marks slots a filter leaves out.
+const EXCLUDED: u16 = u16::MAX;
+/// Below this many vectors one thread scans them all.
+const PARALLEL_FROM: usize = 250_000;
+
+/// The slots of (about) the `n` vectors closest to the query in Hamming distance of
+/// their sign bits. One pass writes each slot's distance (2 bytes) and a histogram of
+/// distances, on every core for a large index; the histogram gives the distance that
+/// lets `n` in, and a second pass over the distances picks them. No sort and no
+/// selection over the whole index.
+fn closest_by_bits(
+    index: &BitIndex,
+    query: &Bits,
+    n: usize,
+    allowed: Option<&HashSet<i64>>,
+) -> Vec<usize> {
+    let total = index.bits.len();
+    let mut distances = vec![EXCLUDED; total];
+    let scan = |offset: usize, bits: &[Bits], out: &mut [u16]| {
+        let mut histogram = [0usize; DIMENSIONS + 1];
+        for (i, (bits, out)) in bits.iter().zip(out.iter_mut()).enumerate() {
+            if allowed.is_some_and(|allowed| !allowed.contains(&index.ids[offset + i])) {
+                continue;
+            }
+            let distance = hamming(query, bits) as usize;
+            histogram[distance] += 1;
+            *out = distance as u16;
+        }
+        histogram
+    };
+    let threads = if total >= PARALLEL_FROM {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    } else {
+        1
+    };
+    let part = total.div_ceil(threads.max(1)).max(1);
+    let histograms: Vec<[usize; DIMENSIONS + 1]> = if threads > 1 {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = index
+                .bits
+                .chunks(part)
+                .zip(distances.chunks_mut(part))
+                .enumerate()
+                .map(|(i, (bits, out))| scope.spawn(move || scan(i * part, bits, out)))
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|handle| handle.join().ok())
+                .collect()
+        })
+    } else {
+        vec![scan(0, &index.bits, &mut distances)]
+    };
+    let mut histogram = [0usize; DIMENSIONS + 1];
+    for partial in &histograms {
+        for (sum, count) in histogram.iter_mut().zip(partial) {
+            *sum += count;
+        }
+    }
+    // The smallest distance that lets at least n in; at that distance only some enter.
+    let (mut within, mut threshold) = (0usize, DIMENSIONS);
+    for (distance, count) in histogram.iter().enumerate() {
+        if within + count >= n {
+            threshold = distance;
+            break;
+        }
+        within += count;
+    }
+    let mut room_at_threshold = n.saturating_sub(within);
+    let mut slots = Vec::with_capacity(n.min(total));
+    for (slot, distance) in distances.iter().enumerate() {
+        let distance = usize::from(*distance);
+        if distance < threshold {
+            slots.push(slot);
+        } else if distance == threshold && room_at_threshold > 0 {
+            room_at_threshold -= 1;
+            slots.push(slot);
+        }
+    }
+    slots
 }
 
 /// The `k` nearest chunks to `query` (unit length): (chunk id, cosine similarity), best
