@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use asterism_library::library::{ImportItem, ImportOutcome};
-use asterism_library::papers::bibtex;
 use asterism_store::{LibraryPaper, Note, PaperFilter};
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -426,22 +425,7 @@ pub async fn library_export_bib(
     collection: Option<String>,
     path: String,
 ) -> Result<BibExport, AppError> {
-    let services = state.engine().services.clone();
-    let filter = PaperFilter {
-        collection,
-        ..PaperFilter::default()
-    };
-    let mut records = Vec::new();
-    for paper in services.store.library_papers(&filter).await? {
-        if let Some(record) = services.store.paper_record(&paper.id).await? {
-            records.push(record);
-        }
-    }
-    let (entries, notes) = bibtex::bibtex(&records, Some(&services.papers.ads)).await;
-    let text: String = entries
-        .iter()
-        .map(|entry| format!("{}\n\n", entry.text.trim_end()))
-        .collect();
+    let (text, entries, notes) = state.engine().services.library.bibtex(collection).await?;
     tokio::fs::write(&path, text).await.map_err(|error| {
         AppError::new(
             AppErrorKind::Storage,
@@ -449,7 +433,7 @@ pub async fn library_export_bib(
         )
     })?;
     Ok(BibExport {
-        entries: count(entries.len()),
+        entries: count(entries),
         notes,
     })
 }

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use asterism_agent::{Services, Settings, bootstrap};
 use asterism_library::library::{ImportItem, ImportOutcome};
-use asterism_library::papers::bibtex;
 use asterism_store::PaperFilter;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -539,26 +538,12 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
             Ok(ExitCode::SUCCESS)
         }
         LibraryCommand::ExportBib { collection, out } => {
-            let filter = PaperFilter {
-                collection,
-                ..PaperFilter::default()
-            };
-            let mut records = Vec::new();
-            for paper in services.store.library_papers(&filter).await? {
-                if let Some(record) = services.store.paper_record(&paper.id).await? {
-                    records.push(record);
-                }
-            }
-            let (entries, notes) = bibtex::bibtex(&records, Some(&services.papers.ads)).await;
-            let text: String = entries
-                .iter()
-                .map(|entry| format!("{}\n\n", entry.text.trim_end()))
-                .collect();
+            let (text, entries, notes) = services.library.bibtex(collection).await?;
             match out {
                 Some(path) => {
                     std::fs::write(&path, &text)
                         .with_context(|| format!("writing {}", path.display()))?;
-                    eprintln!("{} entries written to {}", entries.len(), path.display());
+                    eprintln!("{entries} entries written to {}", path.display());
                 }
                 None => print!("{text}"),
             }

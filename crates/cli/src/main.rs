@@ -125,6 +125,18 @@ fn parse_mode(text: &str) -> Result<PermissionMode, String> {
 }
 
 fn main() -> ExitCode {
+    // `asterism … | head`: when the reader goes away, stop quietly as other Unix tools
+    // do (status 141, SIGPIPE's) instead of panicking in println!.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info
+            .payload_as_str()
+            .is_some_and(|message| message.contains("Broken pipe"))
+        {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
     let _ = rustls::crypto::ring::default_provider().install_default();
     tracing_subscriber::fmt()
         .with_env_filter(

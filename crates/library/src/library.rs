@@ -126,6 +126,31 @@ impl Library {
         .await
     }
 
+    /// BibTeX for the whole library or one collection: one entry per paper (ADS's where
+    /// ADS answers, a local one otherwise), and notes saying which.
+    pub async fn bibtex(
+        &self,
+        collection: Option<String>,
+    ) -> Result<(String, usize, Vec<String>), StoreError> {
+        let filter = PaperFilter {
+            collection,
+            ..PaperFilter::default()
+        };
+        let mut records = Vec::new();
+        for paper in self.store.library_papers(&filter).await? {
+            if let Some(record) = self.store.paper_record(&paper.id).await? {
+                records.push(record);
+            }
+        }
+        let (entries, notes) =
+            crate::papers::bibtex::bibtex(&records, Some(&self.papers.ads)).await;
+        let text: String = entries
+            .iter()
+            .map(|entry| format!("{}\n\n", entry.text.trim_end()))
+            .collect();
+        Ok((text, entries.len(), notes))
+    }
+
     /// Deletes a paper, its chunks, vectors and stored files; its notes are kept unless
     /// `delete_notes`. Returns false when there was no such paper.
     pub async fn delete(&self, paper_id: &str, delete_notes: bool) -> Result<bool, StoreError> {
