@@ -191,6 +191,73 @@ async fn messages_keep_order_roles_and_json() {
 }
 
 #[tokio::test]
+async fn replay_reads_the_same_messages_without_raw_json() {
+    let (_dir, store) = temp_store().await;
+    store.ensure_session("s1", "q", "m").await.unwrap();
+    let user = NewMessage {
+        session_id: "s1".into(),
+        run_id: "r1".into(),
+        step: 0,
+        agent_name: "main".into(),
+        role: MessageRole::User,
+        content: "Quotes \" and \\ and a tab\t and 中文".into(),
+        tool_calls: None,
+        tool_call_id: None,
+        metadata: json!({}),
+        raw_json: Some(json!({"role": "user"})),
+    };
+    let assistant = NewMessage {
+        role: MessageRole::Assistant,
+        step: 1,
+        content: String::new(),
+        tool_calls: Some(
+            json!([{"id": "call_1", "name": "query_target", "arguments": "{\"name\":\"M 106\"}"}]),
+        ),
+        metadata: json!({"thinking": "resolve it", "usage": {"input": 12}}),
+        ..user.clone()
+    };
+    let tool = NewMessage {
+        role: MessageRole::Tool,
+        step: 1,
+        content: "RA 12:18:57.62".into(),
+        tool_call_id: Some("call_1".into()),
+        ..user.clone()
+    };
+    store
+        .append_messages(&[user, assistant, tool])
+        .await
+        .unwrap();
+    // A row written by a newer version with a role this one does not know.
+    sqlx::query(
+        "INSERT INTO agent_messages (session_id, seq, run_id, role, content, created_at)
+         VALUES ('s1', 4, 'r1', 'critique', 'x', '2026-12-01T00:00:00Z')",
+    )
+    .execute(store.pool())
+    .await
+    .unwrap();
+    let full = store.messages("s1").await.unwrap();
+    let replay = store.messages_for_replay("s1").await.unwrap();
+    assert_eq!(replay.len(), 3, "the unknown role is skipped");
+    for (a, b) in full.iter().zip(&replay) {
+        assert_eq!(b.raw_json, None);
+        assert_eq!(
+            StoredMessage {
+                raw_json: None,
+                ..a.clone()
+            },
+            *b
+        );
+    }
+    assert!(
+        store
+            .messages_for_replay("nothing")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
 async fn messages_of_an_unknown_session_violate_the_foreign_key() {
     let (_dir, store) = temp_store().await;
     let orphan = NewMessage {

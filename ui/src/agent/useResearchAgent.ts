@@ -235,6 +235,8 @@ export function useResearchAgent(): ResearchAgent {
     setNotice(null);
     try {
       const result = await commands.sessionTimeline(id);
+      // Lets tests split a replay's time between the command and the render.
+      performance.mark("asterism:timeline-loaded");
       if (request !== view.current) return;
       if (result.status === "ok") {
         setItems(result.data);

@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useLayoutEffect, useRef } from "react";
+import { useCallback, useLayoutEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import type { TimelineItem } from "../bindings";
 import { TimelineItemView } from "./TimelineItemView";
@@ -67,15 +67,45 @@ function PlainItems({ items, running, scroller, follow }: ListProps) {
   );
 }
 
+/**
+ * A row's height before it is measured: close guesses keep the first render of a long
+ * replay to one or two passes instead of growing the visible range pass after pass.
+ */
+function estimate(item: TimelineItem | undefined): number {
+  if (!item) return ESTIMATED_ROW;
+  // About 110 characters a line at the timeline's width, 20 px a line, plus the row's
+  // margins (a question's bubble has more than an answer's paragraph).
+  const lines = (text: string) => Math.ceil(Math.max(text.length, 1) / 110);
+  switch (item.kind) {
+    case "user":
+      return 23 + 20 * lines(item.text);
+    case "text":
+      return 3 + 20 * lines(item.text);
+    default:
+      return ESTIMATED_ROW;
+  }
+}
+
 function VirtualItems({ items, running, scroller, follow }: ListProps) {
+  // Stable between renders: a new getItemKey makes the virtualizer lay out all rows again.
+  const getItemKey = useCallback((index: number) => items[index]?.id ?? index, [items]);
+  const estimateSize = useCallback((index: number) => estimate(items[index]), [items]);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => ESTIMATED_ROW,
-    overscan: 8,
-    getItemKey: (index) => items[index]?.id ?? index,
+    estimateSize,
+    overscan: 6,
+    getItemKey,
     // A replay opens at its end: render the last rows first instead of the first ones.
-    initialOffset: () => (follow.current ? items.length * ESTIMATED_ROW : 0),
+    initialOffset: () => (follow.current ? Number.MAX_SAFE_INTEGER : 0),
+  });
+  // Rows are measured once all of a commit's rows (and their formulas) are in the DOM:
+  // measuring each as it attaches would force a layout per row.
+  const unmeasured = useRef<HTMLElement[]>([]);
+  useLayoutEffect(() => {
+    const rows = unmeasured.current;
+    unmeasured.current = [];
+    for (const row of rows) virtualizer.measureElement(row);
   });
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -83,7 +113,7 @@ function VirtualItems({ items, running, scroller, follow }: ListProps) {
   }, [items.length, scroller, follow]);
   const rows = virtualizer.getVirtualItems();
   return (
-    <div className="virtual-space" ref={(el) => el?.style.setProperty("height", `${virtualizer.getTotalSize()}px`)}>
+    <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
       {rows.map((row) => {
         const item = items[row.index];
         if (!item) return null;
@@ -92,10 +122,9 @@ function VirtualItems({ items, running, scroller, follow }: ListProps) {
             key={row.key}
             data-index={row.index}
             className="virtual-row"
+            style={{ transform: `translateY(${row.start}px)` }}
             ref={(el) => {
-              if (!el) return;
-              el.style.setProperty("transform", `translateY(${row.start}px)`);
-              virtualizer.measureElement(el);
+              if (el) unmeasured.current.push(el);
             }}
           >
             <TimelineItemView item={item} live={running && row.index === items.length - 1} />

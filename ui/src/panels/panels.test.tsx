@@ -87,6 +87,21 @@ describe("Timeline", () => {
     await waitFor(() => expect(document.querySelector(".answer strong .katex")).not.toBeNull(), { timeout: 5000 });
     expect(document.querySelector(".answer")).toHaveTextContent("TRGB gives");
   });
+
+  it("renders display math as a block, keeps code as code, and bad TeX as a visible error", { timeout: 10_000 }, async () => {
+    const backend = mockBackend();
+    const user = userEvent.setup();
+    render(<ResearchAgentPanel />);
+    await user.type(screen.getByTestId("question-input"), "mu?{Enter}");
+    const text = "The modulus:\n\n$$\n\\mu = 5 \\log_{10} d - 5\n$$\n\n```python\nmu = 29.4\n```\n\nBroken: $\\frac{1$";
+    await backend.lastFeed().send(ev.started("mu?"), ev.text(text), ev.finished());
+    await waitFor(() => expect(document.querySelector(".answer .math-display .katex-display")).not.toBeNull(), { timeout: 5000 });
+    // The formula is not wrapped in a code block, and a real code block stays one.
+    expect(document.querySelector(".answer pre .katex")).toBeNull();
+    expect(document.querySelector(".answer pre code")).toHaveTextContent("mu = 29.4");
+    // KaTeX shows a formula it cannot parse in its error colour instead of throwing.
+    expect(document.querySelector(".answer .math-inline .katex-error")).not.toBeNull();
+  });
 });
 
 describe("Compaction", () => {
