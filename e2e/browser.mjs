@@ -162,6 +162,15 @@ await scenario("library: list, filter, passages, details with notes, import, Bib
   await page.getByTestId("save-highlight").click();
   const note = (await calls(page, "note_add")).at(-1).note;
   assert(note.page === 1 && note.quote.length > 5 && note.rects.length > 0, `highlight note: ${JSON.stringify(note)}`);
+  // Pages are drawn as they come near the view: all 31 have their place, few are drawn,
+  // and the last is drawn once scrolled to.
+  await page.locator('.pdf-page[data-page="31"]').waitFor({ state: "attached" });
+  const drawnAtFirst = await page.locator(".pdf-page canvas").count();
+  assert(drawnAtFirst > 0 && drawnAtFirst < 10, `${drawnAtFirst} of 31 pages drawn on opening`);
+  await page.locator('.pdf-page[data-page="31"]').scrollIntoViewIfNeeded();
+  await page.locator('.pdf-page[data-page="31"] canvas').waitFor();
+  await page.locator('.pdf-page[data-page="31"] .textLayer span').first().waitFor();
+  assert(await page.locator('.pdf-page[data-page="1"] canvas').count() === 0, "the first page, far away now, was let go");
   await page.locator(".pdf-header button").click();
   await page.getByTestId("library-import").click();
   await page.getByText("1 imported").waitFor();

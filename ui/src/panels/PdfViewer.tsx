@@ -36,6 +36,27 @@ function selectionRects(pageEl: HTMLElement): NoteRect[] {
     }));
 }
 
+/** Draws one page into its placeholder: the canvas under the highlights, the text layer on top. */
+async function drawPage(pdf: pdfjs.PDFDocumentProxy, pageEl: HTMLElement) {
+  const page = await pdf.getPage(Number(pageEl.dataset.page));
+  const viewport = page.getViewport({ scale: SCALE });
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.floor(viewport.width);
+  canvas.height = Math.floor(viewport.height);
+  pageEl.prepend(canvas);
+  const context = canvas.getContext("2d");
+  if (context) await page.render({ canvasContext: context, canvas, viewport }).promise;
+  const text = pageEl.querySelector<HTMLElement>(".textLayer");
+  if (!text || !canvas.isConnected) return;
+  text.replaceChildren();
+  await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: text, viewport }).render();
+  // As pdf.js's own viewer does: a block after the text keeps a drag selection from
+  // jumping to the end of the page in WebKit and Firefox while selecting.
+  const end = document.createElement("div");
+  end.className = "endOfContent";
+  text.append(end);
+}
+
 /** The stored PDF (pdf.js, text selectable). Selecting text offers to save it as a highlight note. */
 export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded }: Props) {
   const { t } = useTranslation();
@@ -46,19 +67,49 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
   const [selection, setSelection] = useState<Selection | null>(null);
   const [comment, setComment] = useState("");
 
+  // Every page gets its place at once; a page is drawn (canvas and text layer) when it
+  // comes near the view and dropped again when it is far away, so a 300-page thesis
+  // opens as fast as a letter and does not keep 300 canvases.
   useEffect(() => {
     const container = pagesRef.current;
     if (!container) return;
     let cancelled = false;
     const task = pdfjs.getDocument({ url: convertFileSrc(paperId, "pdf"), isEvalSupported: false });
+    const observers: IntersectionObserver[] = [];
+    const onMouseUpAnywhere = () => container.querySelectorAll(".textLayer.selecting").forEach((el) => el.classList.remove("selecting"));
+    document.addEventListener("mouseup", onMouseUpAnywhere);
     (async () => {
       try {
         const pdf = await task.promise;
         if (cancelled) return;
-        setPages(pdf.numPages);
+        const drawn = new Map<HTMLElement, boolean>();
+        let queue: Promise<unknown> = Promise.resolve();
+        const draw = (pageEl: HTMLElement) => {
+          if (drawn.get(pageEl)) return;
+          drawn.set(pageEl, true);
+          queue = queue.then(() => drawPage(pdf, pageEl)).catch((reason) => {
+            if (!cancelled) setError(describeError(reason));
+          });
+        };
+        const near = new IntersectionObserver(
+          (entries) => entries.forEach((entry) => entry.isIntersecting && draw(entry.target as HTMLElement)),
+          { root: container, rootMargin: "800px 0px" },
+        );
+        const far = new IntersectionObserver(
+          (entries) =>
+            entries.forEach((entry) => {
+              const pageEl = entry.target as HTMLElement;
+              if (entry.isIntersecting || !drawn.get(pageEl)) return;
+              drawn.set(pageEl, false);
+              pageEl.querySelector("canvas")?.remove();
+              pageEl.querySelector(".textLayer")?.replaceChildren();
+            }),
+          { root: container, rootMargin: "4000px 0px" },
+        );
+        observers.push(near, far);
+        // Page sizes first (cheap: nothing is drawn), so the scroll bar is right at once.
         for (let number = 1; number <= pdf.numPages && !cancelled; number++) {
-          const page = await pdf.getPage(number);
-          const viewport = page.getViewport({ scale: SCALE });
+          const viewport = (await pdf.getPage(number)).getViewport({ scale: SCALE });
           const pageEl = document.createElement("div");
           pageEl.className = "pdf-page";
           pageEl.dataset.page = String(number);
@@ -67,32 +118,25 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
           pageEl.style.setProperty("--scale-factor", String(SCALE));
           pageEl.style.setProperty("--user-unit", "1");
           pageEl.style.setProperty("--total-scale-factor", String(SCALE));
-          const canvas = document.createElement("canvas");
-          canvas.width = Math.floor(viewport.width);
-          canvas.height = Math.floor(viewport.height);
-          const text = document.createElement("div");
-          text.className = "textLayer";
           const marks = document.createElement("div");
           marks.className = "highlights";
-          pageEl.append(canvas, marks, text);
-          container.append(pageEl);
-          const context = canvas.getContext("2d");
-          if (context) await page.render({ canvasContext: context, canvas, viewport }).promise;
-          await new pdfjs.TextLayer({ textContentSource: page.streamTextContent(), container: text, viewport }).render();
-          // As pdf.js's own viewer does: a block after the text keeps a drag selection
-          // from jumping to the end of the page in WebKit and Firefox while selecting.
-          const end = document.createElement("div");
-          end.className = "endOfContent";
-          text.append(end);
+          const text = document.createElement("div");
+          text.className = "textLayer";
           text.addEventListener("mousedown", () => text.classList.add("selecting"));
-          document.addEventListener("mouseup", () => text.classList.remove("selecting"));
+          pageEl.append(marks, text);
+          container.append(pageEl);
+          near.observe(pageEl);
+          far.observe(pageEl);
         }
+        if (!cancelled) setPages(pdf.numPages);
       } catch (reason) {
         if (!cancelled) setError(describeError(reason));
       }
     })();
     return () => {
       cancelled = true;
+      observers.forEach((observer) => observer.disconnect());
+      document.removeEventListener("mouseup", onMouseUpAnywhere);
       void task.destroy();
       container.replaceChildren();
     };
