@@ -121,7 +121,11 @@ await scenario("a 10,000-event session renders virtualised", async (page) => {
     await new Promise((resolve) => {
       const check = () => {
         const timeline = document.querySelector('[data-testid="timeline"]');
-        if (timeline?.dataset.count === "10000" && timeline.querySelector(".answer .katex")) requestAnimationFrame(resolve);
+        // Drawn and in view: the last answer's formula inside the timeline's box.
+        const formulas = timeline ? timeline.querySelectorAll(".answer .katex") : [];
+        const last = formulas[formulas.length - 1]?.getBoundingClientRect();
+        const view = timeline?.getBoundingClientRect();
+        if (timeline?.dataset.count === "10000" && last && last.top >= view.top && last.bottom <= view.bottom) requestAnimationFrame(resolve);
         else requestAnimationFrame(check);
       };
       check();
@@ -130,6 +134,17 @@ await scenario("a 10,000-event session renders virtualised", async (page) => {
   });
   const inDom = await page.getByTestId("timeline-item").count();
   assert(inDom < 200, `virtualised: ${inDom} items in the DOM`);
+  // The end came first; the start follows, and the view stays at the end meanwhile.
+  await page.locator('[data-testid="timeline"][data-pending="0"]').waitFor();
+  // In the viewport, not only in the DOM: the list opens scrolled to its end.
+  await page.waitForFunction(() => {
+    const answer = [...document.querySelectorAll(".answer")].find((el) => el.textContent.startsWith("Answer 9999:"));
+    const view = document.querySelector('[data-testid="timeline"]').getBoundingClientRect();
+    const box = answer?.getBoundingClientRect();
+    return box && box.top >= view.top && box.bottom <= view.bottom;
+  });
+  await page.getByTestId("timeline").evaluate((el) => { el.scrollTop = 0; });
+  await page.getByText("Question 0", { exact: true }).waitFor();
   console.log(`     10,000 items rendered in ${elapsed.toFixed(0)} ms (UI only, IPC mocked); ${inDom} in the DOM`);
 });
 

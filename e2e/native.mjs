@@ -402,7 +402,11 @@ await scenario("a 10,000-event session replays virtualised", async () => {
       entry.querySelector("button").click();
       const check = () => {
         const t = document.querySelector('[data-testid="timeline"]');
-        if (t && t.dataset.count === "10000" && t.querySelector(".answer .katex")) {
+        // Drawn and in view: the last answer's formula inside the timeline's box.
+        const formulas = t ? t.querySelectorAll(".answer .katex") : [];
+        const last = formulas[formulas.length - 1]?.getBoundingClientRect();
+        const view = t?.getBoundingClientRect();
+        if (t && t.dataset.count === "10000" && last && last.top >= view.top && last.bottom <= view.bottom) {
           requestAnimationFrame(() => {
             // When the command's answer reached the page: the rest is rendering.
             const loaded = performance.getEntriesByName("asterism:timeline-loaded")[0]?.startTime ?? NaN;

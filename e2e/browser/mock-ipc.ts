@@ -93,6 +93,21 @@ async function run(question: string, channel: Channel<unknown>) {
   send({ type: "RunFinished", sessionId: "s2", reason: "completed", usage: { promptTokens: 2700, completionTokens: 300, reasoningTokens: 0 }, steps: 3, finishedAt: new Date().toISOString() });
 }
 
+/** The stored timelines: a long session of 10,000 items and a short one. */
+function timeline(sessionId: string): unknown[] {
+  if (sessionId === "s10k") {
+    return Array.from({ length: 10_000 }, (_, index) =>
+      index % 2 === 0
+        ? { kind: "user", id: `item-${index}`, text: `Question ${index}` }
+        : { kind: "text", id: `item-${index}`, step: 1, agentName: "main", text: `Answer ${index}: TRGB distance modulus $\\mu = 29.4$.` },
+    );
+  }
+  return [
+    { kind: "user", id: "item-0", text: "What do recent papers say about the Hubble tension from TRGB distances?" },
+    { kind: "text", id: "item-1", step: 1, agentName: "main", text: "TRGB distances give $H_0 \\approx 70$ (Freedman 2019, p. 12)." },
+  ];
+}
+
 mockIPC(
   (cmd, payload) => {
     const args = (payload ?? {}) as Record<string, unknown>;
@@ -102,16 +117,12 @@ mockIPC(
         return { model: "qwen3-max", modelConfigured: true, thinkingSupported: true, dataDir: settings.dataDir };
       case "sessions_list":
         return sessions;
+      case "session_timeline_tail": {
+        const items = timeline(args.sessionId as string);
+        return { total: items.length, items: items.slice(Math.max(0, items.length - (args.count as number))) };
+      }
       case "session_timeline":
-        if (args.sessionId === "s10k") {
-          return Array.from({ length: 10_000 }, (_, index) =>
-            index % 2 === 0
-              ? { kind: "user", id: `item-${index}`, text: `Question ${index}` }
-              : { kind: "text", id: `item-${index}`, step: 1, agentName: "main", text: `Answer ${index}: TRGB distance modulus $\\mu = 29.4$.` },
-          );
-        }
-        return [{ kind: "user", id: "item-0", text: "What do recent papers say about the Hubble tension from TRGB distances?" },
-          { kind: "text", id: "item-1", step: 1, agentName: "main", text: "TRGB distances give $H_0 \\approx 70$ (Freedman 2019, p. 12)." }];
+        return timeline(args.sessionId as string);
       case "agent_run":
         void run(args.question as string, args.onEvent as Channel<unknown>);
         return "s2";

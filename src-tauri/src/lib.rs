@@ -26,6 +26,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         commands::app_status,
         sessions::sessions_list,
         sessions::session_timeline,
+        sessions::session_timeline_tail,
         sessions::session_rename,
         sessions::session_delete,
         sessions::session_export,

@@ -46,6 +46,36 @@ pub async fn session_timeline(
     Ok(asterism_agent::session_timeline(&state.engine().services.store, &session_id).await?)
 }
 
+/// The end of a session's timeline and the length of the whole.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineTail {
+    /// How many items the whole timeline has (the tail is its last `items.len()`).
+    pub total: u32,
+    pub items: Vec<TimelineItem>,
+}
+
+/// The last `count` items of a stored session's timeline, so a long session shows its
+/// end at once; `session_timeline` then brings the whole.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_timeline_tail(
+    state: State<'_, AppState>,
+    session_id: String,
+    count: u32,
+) -> Result<TimelineTail, AppError> {
+    let (total, items) = asterism_agent::session_timeline_tail(
+        &state.engine().services.store,
+        &session_id,
+        count as usize,
+    )
+    .await?;
+    Ok(TimelineTail {
+        total: u32::try_from(total).unwrap_or(u32::MAX),
+        items,
+    })
+}
+
 /// Gives a session a new title.
 #[tauri::command]
 #[specta::specta]

@@ -32,6 +32,11 @@ export const commands = {
 	sessionsList: (query: string | null) => typedError<SessionSummary_Serialize[], AppError>(__TAURI_INVOKE("sessions_list", { query })),
 	/**  A stored session's timeline, rebuilt from the database (offline replay). */
 	sessionTimeline: (sessionId: string) => typedError<TimelineItem_Serialize[], AppError>(__TAURI_INVOKE("session_timeline", { sessionId })),
+	/**
+	 *  The last `count` items of a stored session's timeline, so a long session shows its
+	 *  end at once; `session_timeline` then brings the whole.
+	 */
+	sessionTimelineTail: (sessionId: string, count: number) => typedError<TimelineTail_Serialize, AppError>(__TAURI_INVOKE("session_timeline_tail", { sessionId, count })),
 	/**  Gives a session a new title. */
 	sessionRename: (sessionId: string, title: string) => typedError<null, AppError>(__TAURI_INVOKE("session_rename", { sessionId, title })),
 	/**  Deletes a session and everything stored about it (not the papers it downloaded). */
@@ -904,6 +909,23 @@ export type TimelineItem_Serialize =
 { kind: "notice"; id: string; step: number; noticeKind: string; message: string } | 
 /**  An error that ended or interrupted the run. */
 { kind: "error"; id: string; step: number; errorKind: string; message: string };
+
+/**  The end of a session's timeline and the length of the whole. */
+export type TimelineTail = TimelineTail_Serialize | TimelineTail_Deserialize;
+
+/**  The end of a session's timeline and the length of the whole. */
+export type TimelineTail_Deserialize = {
+	/**  How many items the whole timeline has (the tail is its last `items.len()`). */
+	total: number,
+	items: TimelineItem_Deserialize[],
+};
+
+/**  The end of a session's timeline and the length of the whole. */
+export type TimelineTail_Serialize = {
+	/**  How many items the whole timeline has (the tail is its last `items.len()`). */
+	total: number,
+	items: TimelineItem_Serialize[],
+};
 
 /**  Token accounting for one model call or a whole run. */
 export type TokenUsage = {

@@ -26,6 +26,19 @@ pub async fn session_timeline(
     Ok(Timeline::from_events(&events).into_items())
 }
 
+/// The last `count` items of a session's timeline and how many it has in all: what a long
+/// session shows first (its end, where the reader picks up) while the rest is on its way.
+pub async fn session_timeline_tail(
+    store: &Store,
+    session_id: &str,
+    count: usize,
+) -> Result<(usize, Vec<TimelineItem>), StoreError> {
+    let mut items = session_timeline(store, session_id).await?;
+    let total = items.len();
+    let tail = items.split_off(total.saturating_sub(count));
+    Ok((total, tail))
+}
+
 fn text_field<'a>(value: &'a serde_json::Value, key: &str) -> &'a str {
     value
         .get(key)

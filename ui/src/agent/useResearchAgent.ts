@@ -29,6 +29,8 @@ export type ResearchAgent = {
   sessions: SessionSummary[];
   sessionId: string | null;
   items: TimelineItem[];
+  /** Items before `items` still on their way (a long session opens at its end first). */
+  before: number;
   running: boolean;
   /** The last failure of a command (not an agent `Error` event, which is a timeline item). */
     notice: string | null;
@@ -53,12 +55,18 @@ export type ResearchAgent = {
   newSession: () => void;
 };
 
+/** How many items of a long session are shown before the rest has arrived. */
+const TAIL = 300;
+
 /** State and commands of the research panel: one live run at a time, plus replay. */
 export function useResearchAgent(): ResearchAgent {
   const [status, setStatus] = useState<AppStatus | null>(null);
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
   const [sessionId, setSessionId] = useState<string | null>(null);
   const [items, setItems] = useState<TimelineItem[]>([]);
+  const [before, setBefore] = useState(0);
+  // The rest of a long session being fetched: a new question waits for it.
+  const rest = useRef<Promise<void> | null>(null);
   const [running, setRunning] = useState(false);
     const [notice, setNotice] = useState<string | null>(null);
   const [permissions, setPermissions] = useState<PermissionRequestEvent[]>([]);
@@ -107,6 +115,7 @@ export function useResearchAgent(): ResearchAgent {
     async (question: string, enableThinking: boolean) => {
       const text = question.trim();
       if (!text || running) return false;
+      if (rest.current) await rest.current;
       const run = ++view.current;
       setRunning(true);
       setNotice(null);
@@ -210,6 +219,7 @@ export function useResearchAgent(): ResearchAgent {
       if (timeline.status === "ok" && !running) {
         view.current++;
         setItems(timeline.data);
+        setBefore(0);
         setSessionId(result.data);
       }
     },
@@ -229,21 +239,42 @@ export function useResearchAgent(): ResearchAgent {
   }, [sessionId]);
 
   // Switching views mid-run would orphan the live channel, so both wait for the run to end.
+  // A long session shows its last TAIL items first, then the whole list replaces them.
   const openSession = useCallback(async (id: string) => {
     if (running) return;
     const request = ++view.current;
     setNotice(null);
     try {
-      const result = await commands.sessionTimeline(id);
+      const result = await commands.sessionTimelineTail(id, TAIL);
       // Lets tests split a replay's time between the command and the render.
       performance.mark("asterism:timeline-loaded");
       if (request !== view.current) return;
-      if (result.status === "ok") {
-        setItems(result.data);
-        setSessionId(id);
-      } else {
+      if (result.status !== "ok") {
         setNotice(`Could not open the session: ${describe(result.error)}`);
+        return;
       }
+      const { total, items: tail } = result.data;
+      setItems(tail);
+      setBefore(total - tail.length);
+      setSessionId(id);
+      if (total <= tail.length) return;
+      const whole = commands
+        .sessionTimeline(id)
+        .then((full) => {
+          if (request !== view.current) return;
+          if (full.status === "ok") setItems(full.data);
+          else setNotice(`Could not read the start of the session: ${describe(full.error)}`);
+          setBefore(0);
+        })
+        .catch((error: unknown) => {
+          if (request !== view.current) return;
+          setNotice(describe(error));
+          setBefore(0);
+        })
+        .finally(() => {
+          if (rest.current === whole) rest.current = null;
+        });
+      rest.current = whole;
     } catch (error) {
       if (request === view.current) setNotice(describe(error));
     }
@@ -253,6 +284,7 @@ export function useResearchAgent(): ResearchAgent {
     if (running) return;
     view.current++;
     setItems([]);
+    setBefore(0);
     setSessionId(null);
     setNotice(null);
   }, [running]);
@@ -275,6 +307,7 @@ export function useResearchAgent(): ResearchAgent {
     sessions,
     sessionId,
     items,
+    before,
     running,
     notice,
         dismissNotice: () => setNotice(null),

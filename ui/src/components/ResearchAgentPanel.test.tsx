@@ -154,12 +154,40 @@ describe("ResearchAgentPanel", () => {
     await userEvent.setup().click(within(entry).getByRole("button"));
     await waitFor(() => expect(kinds()).toEqual(["user", "text"]));
     expect(items()[1]).toHaveTextContent("M 31 is at 00:42:44.3 +41:16:09.");
-    expect(backend.callsTo("session_timeline")[0].args).toEqual({ sessionId: "s-old" });
+    expect(backend.callsTo("session_timeline_tail")[0].args).toEqual({ sessionId: "s-old", count: 300 });
+    // The tail was the whole session: nothing more to fetch.
+    expect(backend.callsTo("session_timeline")).toHaveLength(0);
     expect(backend.callsTo("agent_run")).toHaveLength(0);
 
     await ask("And its distance?");
     await waitFor(() => expect(backend.callsTo("agent_run")).toHaveLength(1));
     expect(backend.callsTo("agent_run")[0].args.sessionId).toBe("s-old");
+  });
+
+  it("opens a long session at its end, then fills in its start; a question waits for it", async () => {
+    const long: TimelineItem[] = Array.from({ length: 1000 }, (_, index) =>
+      index % 2 === 0
+        ? { kind: "user", id: `item-${index}`, text: `Question ${index}` }
+        : { kind: "text", id: `item-${index}`, step: 1, agentName: "main", text: `Answer ${index}` },
+    );
+    const backend = mockBackend({ sessions, timelines: { "s-old": long } });
+    // Hold the whole list back until the test lets it go.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    backend.delay("session_timeline", held);
+    render(<App />);
+    await userEvent.setup().click(within(await screen.findByTestId("session-entry")).getByRole("button"));
+    const timeline = screen.getByTestId("timeline");
+    await waitFor(() => expect(timeline).toHaveAttribute("data-count", "1000"));
+    expect(timeline).toHaveAttribute("data-pending", "700");
+    // (What the rows show is checked in the browser test: jsdom lays nothing out.)
+
+    await ask("And the first one?");
+    expect(backend.callsTo("agent_run")).toHaveLength(0);
+    release();
+    await waitFor(() => expect(timeline).toHaveAttribute("data-pending", "0"));
+    await waitFor(() => expect(backend.callsTo("agent_run")).toHaveLength(1));
+    expect(timeline).toHaveAttribute("data-count", "1000");
   });
 
   it("renders an Error event as an error item", async () => {

@@ -78,7 +78,7 @@ export function ResearchAgentView({ agent, onOpenSettings }: Props) {
 
         {status && !status.modelConfigured && <ConfigNotice dataDir={status.dataDir} onOpenSettings={onOpenSettings} />}
 
-        <Timeline items={agent.items} running={running} />
+        <Timeline items={agent.items} before={agent.before} running={running} />
 
         {agent.questions.map((question) => (
           <AskUserQuestionCard key={question.requestId} question={question} onAnswer={(id, answer) => void agent.answerQuestion(id, answer)} />

@@ -11,14 +11,23 @@ export const VIRTUALIZE_FROM = 150;
 /** The height a row is taken to have until it is measured. */
 const ESTIMATED_ROW = 96;
 
-type Props = { items: TimelineItem[]; running: boolean };
+/** The height of a row whose item has not arrived yet. */
+const PENDING_ROW = 40;
+
+type Props = {
+  items: TimelineItem[];
+  /** Items before `items` not loaded yet: shown as empty rows until they arrive. */
+  before?: number;
+  running: boolean;
+};
 
 /** The conversation. Follows the stream unless the user has scrolled up to read. */
-export function Timeline({ items, running }: Props) {
+export function Timeline({ items, before = 0, running }: Props) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
   const follow = useRef(true);
-  const virtual = items.length >= VIRTUALIZE_FROM;
+  const count = before + items.length;
+  const virtual = count >= VIRTUALIZE_FROM;
 
   const onScroll = () => {
     const el = ref.current;
@@ -30,7 +39,8 @@ export function Timeline({ items, running }: Props) {
       ref={ref}
       className="timeline"
       data-testid="timeline"
-      data-count={items.length}
+      data-count={count}
+      data-pending={before}
       role="log"
       aria-label={t("agent.conversation")}
       aria-live="polite"
@@ -40,7 +50,7 @@ export function Timeline({ items, running }: Props) {
       {items.length === 0 ? (
         <p className="empty muted">{t("agent.empty")}</p>
       ) : virtual ? (
-        <VirtualItems items={items} running={running} scroller={ref} follow={follow} />
+        <VirtualItems items={items} before={before} running={running} scroller={ref} follow={follow} />
       ) : (
         <PlainItems items={items} running={running} scroller={ref} follow={follow} />
       )}
@@ -86,17 +96,24 @@ function estimate(item: TimelineItem | undefined): number {
   }
 }
 
-function VirtualItems({ items, running, scroller, follow }: ListProps) {
+function VirtualItems({ items, before = 0, running, scroller, follow }: ListProps) {
+  const count = before + items.length;
   // Stable between renders: a new getItemKey makes the virtualizer lay out all rows again.
-  const getItemKey = useCallback((index: number) => items[index]?.id ?? index, [items]);
-  const estimateSize = useCallback((index: number) => estimate(items[index]), [items]);
+  const getItemKey = useCallback(
+    (index: number) => (index < before ? `pending-${index}` : (items[index - before]?.id ?? index)),
+    [items, before],
+  );
+  const estimateSize = useCallback(
+    (index: number) => (index < before ? PENDING_ROW : estimate(items[index - before])),
+    [items, before],
+  );
   const virtualizer = useVirtualizer({
-    count: items.length,
+    count,
     getScrollElement: () => scroller.current,
     estimateSize,
     overscan: 6,
     getItemKey,
-    // A replay opens at its end: render the last rows first instead of the first ones.
+    // A replay opens at its end: its first render is of the last rows, not the first.
     initialOffset: () => (follow.current ? Number.MAX_SAFE_INTEGER : 0),
   });
   // Rows are measured once all of a commit's rows (and their formulas) are in the DOM:
@@ -107,16 +124,17 @@ function VirtualItems({ items, running, scroller, follow }: ListProps) {
     unmeasured.current = [];
     for (const row of rows) virtualizer.measureElement(row);
   });
+  // A replay opens at its end, and stays there while following: as items are added, and
+  // when the start of a long session arrives (the rows above change size).
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && follow.current) el.scrollTop = el.scrollHeight;
-  }, [items.length, scroller, follow]);
+  }, [count, before, scroller, follow]);
   const rows = virtualizer.getVirtualItems();
   return (
     <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
       {rows.map((row) => {
-        const item = items[row.index];
-        if (!item) return null;
+        const item = items[row.index - before];
         return (
           <div
             key={row.key}
@@ -127,7 +145,11 @@ function VirtualItems({ items, running, scroller, follow }: ListProps) {
               if (el) unmeasured.current.push(el);
             }}
           >
-            <TimelineItemView item={item} live={running && row.index === items.length - 1} />
+            {item ? (
+              <TimelineItemView item={item} live={running && row.index === count - 1} />
+            ) : (
+              <div className="item item-pending" style={{ height: PENDING_ROW }} aria-hidden="true" />
+            )}
           </div>
         );
       })}

@@ -68,10 +68,10 @@ export function mockBackend(options: BackendOptions = {}) {
     ...options.status,
   };
 
-  mockIPC(
-    (cmd, payload) => {
+  // Commands whose answer waits for a promise (`delay`), once each.
+  const holds = new Map<string, Promise<void>>();
+  const respond = (cmd: string, payload: unknown): unknown => {
       const args = (payload ?? {}) as Record<string, unknown>;
-      calls.push({ cmd, args });
       switch (cmd) {
         case "app_status":
           return status;
@@ -81,6 +81,11 @@ export function mockBackend(options: BackendOptions = {}) {
           const items = options.timelines?.[args.sessionId as string];
           if (!items) throw { kind: "notFound", message: "no such session" } satisfies AppError;
           return items;
+        }
+        case "session_timeline_tail": {
+          const items = options.timelines?.[args.sessionId as string];
+          if (!items) throw { kind: "notFound", message: "no such session" } satisfies AppError;
+          return { total: items.length, items: items.slice(Math.max(0, items.length - (args.count as number))) };
         }
         case "agent_run":
           feeds.push(new ChannelFeed(args.onEvent as Channel<AgentEvent>));
@@ -149,6 +154,14 @@ export function mockBackend(options: BackendOptions = {}) {
         default:
           throw new Error(`unexpected command ${cmd}`);
       }
+  };
+  mockIPC(
+    (cmd, payload) => {
+      calls.push({ cmd, args: (payload ?? {}) as Record<string, unknown> });
+      const hold = holds.get(cmd);
+      if (!hold) return respond(cmd, payload);
+      holds.delete(cmd);
+      return hold.then(() => respond(cmd, payload));
     },
     { shouldMockEvents: true },
   );
@@ -157,6 +170,8 @@ export function mockBackend(options: BackendOptions = {}) {
     calls,
     feeds,
     callsTo: (cmd: string) => calls.filter((call) => call.cmd === cmd),
+    /** The next call of `cmd` is answered once `until` resolves. */
+    delay: (cmd: string, until: Promise<void>) => holds.set(cmd, until),
     lastFeed: () => {
       const feed = feeds[feeds.length - 1];
       if (!feed) throw new Error("agent_run was not called");
