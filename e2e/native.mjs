@@ -369,7 +369,10 @@ await scenario("settings mask the API key; the UI switches to Chinese and back",
   await waitFor("English labels", async () => (await textOf('[data-testid="nav-library"]')).includes("Library"));
 });
 
-let replayMs = null;
+// E2E_REPLAY_ROUNDS=N replays N freshly imported copies (each opened for the first time)
+// and reports the median: one replay's time varies by ±30% on a small VM.
+const replayRounds = Math.max(1, Number(process.env.E2E_REPLAY_ROUNDS ?? 1));
+const replayTimes = [];
 await scenario("a 10,000-event session replays virtualised", async () => {
   const messages = [];
   for (let seq = 1; seq <= 10000; seq++) {
@@ -377,51 +380,63 @@ await scenario("a 10,000-event session replays virtualised", async () => {
     messages.push({ seq, run_id: `r${Math.ceil(seq / 2)}`, step: user ? 0 : 1, agent_name: "main", role: user ? "user" : "assistant",
       content: user ? `Question ${seq}` : `Answer ${seq}: TRGB distance modulus $\\mu = 29.4$ for NGC ${seq}.`, metadata: "{}", created_at: "2026-12-01T10:00:00Z" });
   }
-  const bundle = { format: "asterism-session", version: 1, session: { id: "replay-10k", title: "10k replay", model: "qwen-scripted" }, messages };
-  const file = join(dataDir, "replay-10k.json");
-  writeFileSync(file, JSON.stringify(bundle));
-  const imported = await invoke("session_import", { path: file });
-  assert(imported.ok === "replay-10k", `imported: ${JSON.stringify(imported)}`);
-  await click('[data-testid="nav-agent"]');
-  await type('[data-testid="session-search"]', "10k");
-  const entry = await waitFor("the imported session", async () => {
-    const found = await findAll('[data-testid="session-entry"]');
-    return found.length === 1 ? found[0] : null;
-  });
-  let answeredMs, committedMs;
-  [replayMs, answeredMs, committedMs] = (await wd("POST", "/execute/async", {
-    script: `const [entry, done] = [arguments[0], arguments[arguments.length - 1]];
-      performance.clearMarks("asterism:timeline-loaded");
-      // When React committed the 10,000-item list (the rest is layout and paint).
-      let committed = NaN;
-      const observer = new MutationObserver(() => {
-        if (Number.isNaN(committed) && document.querySelector('[data-testid="timeline"]')?.dataset.count === "10000") committed = performance.now() - started;
-      });
-      observer.observe(document.body, { subtree: true, attributes: true, childList: true });
-      const started = performance.now();
-      entry.querySelector("button").click();
-      const check = () => {
-        const t = document.querySelector('[data-testid="timeline"]');
-        // Drawn and in view: the last answer's formula inside the timeline's box.
-        const formulas = t ? t.querySelectorAll(".answer .katex") : [];
-        const last = formulas[formulas.length - 1]?.getBoundingClientRect();
-        const view = t?.getBoundingClientRect();
-        if (t && t.dataset.count === "10000" && last && last.top >= view.top && last.bottom <= view.bottom) {
-          requestAnimationFrame(() => {
-            // When the command's answer reached the page: the rest is rendering.
-            const loaded = performance.getEntriesByName("asterism:timeline-loaded")[0]?.startTime ?? NaN;
-            observer.disconnect();
-            done([performance.now() - started, loaded - started, committed]);
-          });
-        } else requestAnimationFrame(check);
-      };
-      check();`,
-    args: [{ [ELEMENT]: entry }],
-  }));
-  const rendered = await script(`return document.querySelectorAll('[data-testid="timeline-item"]').length`);
-  assert(rendered < 200, `virtualised: ${rendered} items in the DOM`);
-  console.log(`replayed 10,000 events (command + render) in ${replayMs.toFixed(0)} ms, the command's answer in the page after ${answeredMs.toFixed(0)} ms, rows committed after ${committedMs.toFixed(0)} ms; ${rendered} items in the DOM`);
+  for (let round = 1; round <= replayRounds; round++) {
+    const id = `replay-10k-${round}`;
+    const bundle = { format: "asterism-session", version: 1, session: { id, title: `10k replay #${round}#`, model: "qwen-scripted" }, messages };
+    const file = join(dataDir, `${id}.json`);
+    writeFileSync(file, JSON.stringify(bundle));
+    const imported = await invoke("session_import", { path: file });
+    assert(imported.ok === id, `imported: ${JSON.stringify(imported)}`);
+    await click('[data-testid="nav-agent"]');
+    // From an empty conversation, so only the new session's rows can pass the check.
+    await click('[data-testid="new-session"]');
+    await waitFor("an empty timeline", async () => (await script(`return document.querySelector('[data-testid="timeline"]')?.dataset.count`)) === "0");
+    await wd("POST", `/element/${await find('[data-testid="session-search"]')}/clear`, {});
+    await type('[data-testid="session-search"]', `#${round}#`);
+    const entry = await waitFor("the imported session", async () => {
+      const found = await findAll('[data-testid="session-entry"]');
+      return found.length === 1 ? found[0] : null;
+    });
+    const [replayMs, answeredMs, committedMs, fullMs] = (await wd("POST", "/execute/async", {
+      script: `const [entry, done] = [arguments[0], arguments[arguments.length - 1]];
+        performance.clearMarks("asterism:timeline-loaded");
+        performance.clearMarks("asterism:timeline-full");
+        // When React committed the 10,000-item list (the rest is layout and paint).
+        let committed = NaN;
+        const observer = new MutationObserver(() => {
+          if (Number.isNaN(committed) && document.querySelector('[data-testid="timeline"]')?.dataset.count === "10000") committed = performance.now() - started;
+        });
+        observer.observe(document.body, { subtree: true, attributes: true, childList: true });
+        const started = performance.now();
+        entry.querySelector("button").click();
+        const check = () => {
+          const t = document.querySelector('[data-testid="timeline"]');
+          // Drawn and in view: the last answer's formula inside the timeline's box.
+          const formulas = t ? t.querySelectorAll(".answer .katex") : [];
+          const last = formulas[formulas.length - 1]?.getBoundingClientRect();
+          const view = t?.getBoundingClientRect();
+          if (t && t.dataset.count === "10000" && last && last.top >= view.top && last.bottom <= view.bottom) {
+            requestAnimationFrame(() => {
+              // When the command's answer reached the page: the rest is rendering.
+              const loaded = performance.getEntriesByName("asterism:timeline-loaded")[0]?.startTime ?? NaN;
+              const full = performance.getEntriesByName("asterism:timeline-full")[0]?.startTime ?? NaN;
+              observer.disconnect();
+              done([performance.now() - started, loaded - started, committed, full - started]);
+            });
+          } else requestAnimationFrame(check);
+        };
+        check();`,
+      args: [{ [ELEMENT]: entry }],
+    }));
+    const rendered = await script(`return document.querySelectorAll('[data-testid="timeline-item"]').length`);
+    assert(rendered < 200, `virtualised: ${rendered} items in the DOM`);
+    replayTimes.push(replayMs);
+    console.log(`replayed 10,000 events (command + render) in ${replayMs.toFixed(0)} ms, the command's answer in the page after ${answeredMs?.toFixed(0)} ms, rows committed after ${committedMs?.toFixed(0)} ms${fullMs == null ? "" : `, the whole timeline after ${fullMs.toFixed(0)} ms`}; ${rendered} items in the DOM`);
+  }
 });
+const sorted = [...replayTimes].sort((a, b) => a - b);
+const replayMs = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
+if (sorted.length > 1) console.log(`10,000-event replay over ${sorted.length} rounds: median ${replayMs.toFixed(0)} ms, ${sorted[0].toFixed(0)}–${sorted[sorted.length - 1].toFixed(0)} ms`);
 
 console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleMemory.rss), idlePssMb: Math.round(idleMemory.pss), replay10kMs: replayMs && Math.round(replayMs) }));
 

@@ -43,7 +43,11 @@ pub async fn session_timeline(
     state: State<'_, AppState>,
     session_id: String,
 ) -> Result<Vec<TimelineItem>, AppError> {
-    Ok(asterism_agent::session_timeline(&state.engine().services.store, &session_id).await?)
+    let items = state
+        .timelines
+        .timeline(&state.engine().services.store, &session_id)
+        .await?;
+    Ok(items.as_ref().clone())
 }
 
 /// The end of a session's timeline and the length of the whole.
@@ -64,12 +68,10 @@ pub async fn session_timeline_tail(
     session_id: String,
     count: u32,
 ) -> Result<TimelineTail, AppError> {
-    let (total, items) = asterism_agent::session_timeline_tail(
-        &state.engine().services.store,
-        &session_id,
-        count as usize,
-    )
-    .await?;
+    let (total, items) = state
+        .timelines
+        .tail(&state.engine().services.store, &session_id, count as usize)
+        .await?;
     Ok(TimelineTail {
         total: u32::try_from(total).unwrap_or(u32::MAX),
         items,
@@ -111,6 +113,7 @@ pub async fn session_delete(
             "This session is answering a question; cancel it first.",
         ));
     }
+    state.timelines.forget();
     Ok(state
         .engine()
         .services
@@ -165,6 +168,7 @@ pub async fn session_import(state: State<'_, AppState>, path: String) -> Result<
             format!("{path} is not a session bundle: {error}"),
         )
     })?;
+    state.timelines.forget();
     Ok(state
         .engine()
         .services

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use asterism_agent::permissions::PermissionBroker;
 use asterism_agent::questions::QuestionBroker;
-use asterism_agent::{AgentRuntime, Services, Settings, bootstrap};
+use asterism_agent::{AgentRuntime, Services, Settings, TimelineCache, bootstrap};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, AppErrorKind};
@@ -56,6 +56,8 @@ pub struct AppState {
     pub broker: Arc<PermissionBroker>,
     /// Where the agent's questions (ask_user) wait for the user's answer.
     pub questions: Arc<QuestionBroker>,
+    /// The last session opened, folded into its timeline.
+    pub timelines: TimelineCache,
 }
 
 impl AppState {
@@ -69,6 +71,7 @@ impl AppState {
             runs: Arc::default(),
             broker,
             questions,
+            timelines: TimelineCache::default(),
         })
     }
 

@@ -39,7 +39,7 @@ pub fn new_session_id() -> String {
 }
 
 pub use events::{CollectingSink, EventSink, FnSink};
-pub use replay::{session_events, session_timeline, session_timeline_tail};
+pub use replay::{TimelineCache, session_events, session_timeline};
 pub use runtime::{AgentRuntime, RunOutcome, RunRequest};
 pub use services::Services;
 pub use settings::Settings;

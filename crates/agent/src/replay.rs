@@ -1,6 +1,8 @@
 //! Offline replay: a stored session turned back into the [`AgentEvent`]s it produced,
 //! from the database alone (no model, no network).
 
+use std::sync::{Arc, Mutex};
+
 use asterism_protocol::{AgentEvent, Timeline, TimelineItem};
 use asterism_store::{MessageRole, Store, StoreError, StoredMessage};
 
@@ -26,17 +28,69 @@ pub async fn session_timeline(
     Ok(Timeline::from_events(&events).into_items())
 }
 
-/// The last `count` items of a session's timeline and how many it has in all: what a long
-/// session shows first (its end, where the reader picks up) while the rest is on its way.
-pub async fn session_timeline_tail(
-    store: &Store,
-    session_id: &str,
-    count: usize,
-) -> Result<(usize, Vec<TimelineItem>), StoreError> {
-    let mut items = session_timeline(store, session_id).await?;
-    let total = items.len();
-    let tail = items.split_off(total.saturating_sub(count));
-    Ok((total, tail))
+/// The last session folded into a timeline, so the whole timeline asked for right after
+/// its tail, or the same session opened again, is not read and folded again (for 10,000
+/// events that is most of the time a replay takes). One session is kept; it is used only
+/// while the session's messages are unchanged (their count and last `seq`).
+#[derive(Debug, Default)]
+pub struct TimelineCache {
+    slot: Mutex<Option<CachedTimeline>>,
+}
+
+#[derive(Debug)]
+struct CachedTimeline {
+    session_id: String,
+    stamp: (i64, i64),
+    items: Arc<Vec<TimelineItem>>,
+}
+
+impl TimelineCache {
+    /// The session's timeline, folded now or taken from the last fold when still right.
+    pub async fn timeline(
+        &self,
+        store: &Store,
+        session_id: &str,
+    ) -> Result<Arc<Vec<TimelineItem>>, StoreError> {
+        let stamp = store.message_stamp(session_id).await?;
+        if let Some(cached) = self.slot().as_ref()
+            && cached.session_id == session_id
+            && cached.stamp == stamp
+        {
+            return Ok(cached.items.clone());
+        }
+        let items = Arc::new(session_timeline(store, session_id).await?);
+        *self.slot() = Some(CachedTimeline {
+            session_id: session_id.to_string(),
+            stamp,
+            items: items.clone(),
+        });
+        Ok(items)
+    }
+
+    /// The last `count` items of the session's timeline and how many it has in all: what a
+    /// long session shows first (its end, where the reader picks up) while the rest is on
+    /// its way.
+    pub async fn tail(
+        &self,
+        store: &Store,
+        session_id: &str,
+        count: usize,
+    ) -> Result<(usize, Vec<TimelineItem>), StoreError> {
+        let items = self.timeline(store, session_id).await?;
+        let start = items.len().saturating_sub(count);
+        Ok((items.len(), items[start..].to_vec()))
+    }
+
+    /// Drops what is kept (a session was deleted or imported over).
+    pub fn forget(&self) {
+        *self.slot() = None;
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<CachedTimeline>> {
+        self.slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 fn text_field<'a>(value: &'a serde_json::Value, key: &str) -> &'a str {

@@ -15,5 +15,6 @@ mod suite {
     mod papers;
     mod permissions;
     mod query_target;
+    mod replay;
     mod resilience;
 }

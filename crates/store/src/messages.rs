@@ -88,6 +88,20 @@ impl Store {
     }
 }
 
+impl Store {
+    /// How many messages a session has and its last `seq`: messages are only ever
+    /// appended, so a timeline folded from them stays right while these are unchanged.
+    pub async fn message_stamp(&self, session_id: &str) -> Result<(i64, i64)> {
+        let stamp: (i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM agent_messages WHERE session_id = ?",
+        )
+        .bind(session_id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(stamp)
+    }
+}
+
 /// One message as `messages_for_replay` reads it: a JSON array built by SQLite.
 #[derive(serde::Deserialize)]
 struct ReplayRow(

@@ -55,6 +55,14 @@ export type ResearchAgent = {
   newSession: () => void;
 };
 
+/**
+ * Resolves once the next frame is on screen: a frame's callbacks run before it is drawn,
+ * so the one after them marks the drawing done (and a timer after that, its presentation).
+ */
+function afterPaint(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
+}
+
 /** How many items of a long session are shown before the rest has arrived. */
 const TAIL = 300;
 
@@ -258,10 +266,13 @@ export function useResearchAgent(): ResearchAgent {
       setBefore(total - tail.length);
       setSessionId(id);
       if (total <= tail.length) return;
-      const whole = commands
-        .sessionTimeline(id)
+      // The start is fetched once the end is on screen: parsing and laying out the whole
+      // list any earlier would hold back the first paint.
+      const whole = afterPaint()
+        .then(() => (request === view.current ? commands.sessionTimeline(id) : null))
         .then((full) => {
-          if (request !== view.current) return;
+          if (!full || request !== view.current) return;
+          performance.mark("asterism:timeline-full");
           if (full.status === "ok") setItems(full.data);
           else setNotice(`Could not read the start of the session: ${describe(full.error)}`);
           setBefore(0);

@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useLayoutEffect, useRef } from "react";
+import { useCallback, useLayoutEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { TimelineItem } from "../bindings";
 import { TimelineItemView } from "./TimelineItemView";
@@ -107,9 +107,16 @@ function VirtualItems({ items, before = 0, running, scroller, follow }: ListProp
     (index: number) => (index < before ? PENDING_ROW : estimate(items[index - before])),
     [items, before],
   );
+  // The box's size as it is now: without it the first render has no rows (the size is
+  // only read after it) and a replay takes one more render and layout to show anything.
+  const [initialRect] = useState(() => ({
+    width: scroller.current?.clientWidth ?? 0,
+    height: scroller.current?.clientHeight ?? 0,
+  }));
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scroller.current,
+    initialRect,
     estimateSize,
     overscan: 6,
     getItemKey,
