@@ -97,9 +97,14 @@ pub fn run() {
         })
         .setup(move |app| {
             builder.mount_events(app);
+            let started = std::time::Instant::now();
             let settings = asterism_agent::Settings::load()?;
             let state = tauri::async_runtime::block_on(state::AppState::open(settings))?;
             app.manage(state);
+            tracing::info!(
+                elapsed_ms = started.elapsed().as_millis(),
+                "settings, database and services ready"
+            );
             Ok(())
         })
         .run(tauri::generate_context!());
