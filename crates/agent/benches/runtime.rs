@@ -7,6 +7,8 @@
 //! 2. Five concurrency-safe tools sleeping 200 ms each in one step: wall time of the step.
 //! 3. Streaming executor: how long before the end of the model's stream the first tool
 //!    starts, against the scripted model over loopback HTTP with 10 ms between chunks.
+//! 4. Replay of a 10,000-message session: the whole timeline, and the tail the app opens
+//!    with (first time and from the kept fold).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,7 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use asterism_agent::{
-    AgentConfig, AgentRuntime, EventSink, RunRequest, Services, ToolRegistry, test_tools,
+    AgentConfig, AgentRuntime, EventSink, RunRequest, Services, TimelineCache, ToolRegistry,
+    session_timeline, test_tools,
 };
 use asterism_library::{SesameClient, TargetService};
 use asterism_llm::{
@@ -22,7 +25,7 @@ use asterism_llm::{
     OpenAiClient, OpenAiConfig, ToolCall,
 };
 use asterism_protocol::AgentEvent;
-use asterism_store::Store;
+use asterism_store::{MessageRole, NewMessage, Store};
 use asterism_testkit::{MockLlm, Script, ScriptedToolCall, Turn};
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
@@ -341,6 +344,69 @@ async fn streaming_head_start() {
     );
 }
 
+/// 4. Replay of a 10,000-message session (5,000 questions and answers with a formula, as
+///    the app's end-to-end test imports): the whole timeline read and folded; the tail
+///    the app opens with, the first time and again (the kept fold).
+async fn replay_10k() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    store.ensure_session("long", "10k", "bench").await.unwrap();
+    let messages: Vec<NewMessage> = (1..=10_000u32)
+        .map(|seq| {
+            let user = seq % 2 == 1;
+            NewMessage {
+                session_id: "long".into(),
+                run_id: format!("r{}", seq.div_ceil(2)),
+                step: i32::from(!user),
+                agent_name: "main".into(),
+                role: if user {
+                    MessageRole::User
+                } else {
+                    MessageRole::Assistant
+                },
+                content: if user {
+                    format!("Question {seq}")
+                } else {
+                    format!("Answer {seq}: TRGB distance modulus $\\mu = 29.4$ for NGC {seq}.")
+                },
+                tool_calls: None,
+                tool_call_id: None,
+                metadata: serde_json::json!({}),
+                raw_json: None,
+            }
+        })
+        .collect();
+    store.append_messages(&messages).await.unwrap();
+    let time = |started: Instant| started.elapsed().as_secs_f64() * 1000.0;
+    let mut whole = Vec::new();
+    let mut cold = Vec::new();
+    let mut warm = Vec::new();
+    for _ in 0..10 {
+        let started = Instant::now();
+        let items = session_timeline(&store, "long").await.unwrap();
+        whole.push(time(started));
+        assert_eq!(items.len(), 10_000);
+        let cache = TimelineCache::default();
+        let started = Instant::now();
+        let (total, tail) = cache.tail(&store, "long", 300).await.unwrap();
+        cold.push(time(started));
+        assert_eq!((total, tail.len()), (10_000, 300));
+        let started = Instant::now();
+        let _ = cache.timeline(&store, "long").await.unwrap();
+        warm.push(time(started));
+    }
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    println!(
+        "replay of 10,000 messages: whole timeline {:.1} ms; tail of 300 first time {:.1} ms, the whole again from the kept fold {:.2} ms (medians of 10)",
+        median(&mut whole),
+        median(&mut cold),
+        median(&mut warm)
+    );
+}
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -353,6 +419,7 @@ fn main() {
             step_overhead().await;
             five_parallel_sleeps().await;
             streaming_head_start().await;
+            replay_10k().await;
         }
     });
 }
