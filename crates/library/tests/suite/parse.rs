@@ -75,6 +75,18 @@ fn every_fixture_paper_reads_with_both_engines() {
             "{name}"
         );
     }
+    // Authors and affiliations keep their raised markers apart, so a name can be found.
+    let first = &extract_pdf_with(&fixture("gammapy_v1_ms.pdf"), PdfEngine::Pdfium)
+        .unwrap()
+        .pages[0];
+    for wanted in ["Terrier 2", "Acero 10,", "Füßling 23,"] {
+        assert!(first.contains(wanted), "{wanted} not on page 1: {first}");
+    }
+    let first = &extract_pdf_with(&fixture("rudolf_ms.pdf"), PdfEngine::Pdfium)
+        .unwrap()
+        .pages[0];
+    assert!(first.contains("BOUMA 1 AND J. L. CURTIS 2"), "{first}");
+    assert!(first.contains("1 Department"), "{first}");
     // The pure-Rust engine (slow in debug builds: one short paper).
     let pure = extract_pdf_with(&fixture("rudolf_ms.pdf"), PdfEngine::PdfExtract).unwrap();
     assert_eq!(pure.pages.len(), 11);
