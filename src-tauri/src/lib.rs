@@ -97,6 +97,12 @@ pub fn run() {
         })
         .setup(move |app| {
             builder.mount_events(app);
+            // The window first: its web process starts while the database opens. No
+            // command can arrive before the state is managed, because the webview's
+            // requests are served on this thread, which is busy until setup returns.
+            if let Some(window) = app.config().app.windows.first() {
+                tauri::WebviewWindowBuilder::from_config(app.handle(), window)?.build()?;
+            }
             let started = std::time::Instant::now();
             let settings = asterism_agent::Settings::load()?;
             let state = tauri::async_runtime::block_on(state::AppState::open(settings))?;
