@@ -58,9 +58,13 @@ export type ResearchAgent = {
 /**
  * Resolves once the next frame is on screen: a frame's callbacks run before it is drawn,
  * so the one after them marks the drawing done (and a timer after that, its presentation).
+ * A hidden window draws no frames, so a timer resolves it too.
  */
 function afterPaint(): Promise<void> {
-  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    setTimeout(resolve, 500);
+  });
 }
 
 /** How many items of a long session are shown before the rest has arrived. */
