@@ -113,13 +113,15 @@ pub async fn session_delete(
             "This session is answering a question; cancel it first.",
         ));
     }
-    state.timelines.forget();
-    Ok(state
+    let deleted = state
         .engine()
         .services
         .store
         .delete_session(&session_id)
-        .await?)
+        .await;
+    // After the change, so a fold read meanwhile is not kept.
+    state.timelines.forget();
+    Ok(deleted?)
 }
 
 /// Writes a session bundle to `path` (chosen in a save dialog). Returns its size.
@@ -168,11 +170,7 @@ pub async fn session_import(state: State<'_, AppState>, path: String) -> Result<
             format!("{path} is not a session bundle: {error}"),
         )
     })?;
+    let imported = state.engine().services.store.import_session(&bundle).await;
     state.timelines.forget();
-    Ok(state
-        .engine()
-        .services
-        .store
-        .import_session(&bundle)
-        .await?)
+    Ok(imported?)
 }
