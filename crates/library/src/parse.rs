@@ -7,6 +7,7 @@ mod html;
 mod layout;
 mod paper;
 mod pdf;
+mod placed;
 
 pub use cleanup::clean_text;
 pub use html::{HtmlParseError, latexml_to_markdown};

@@ -105,6 +105,15 @@ struct HeadingDetector {
     /// After the references only named headings (appendices) count: numbered lines
     /// there are affiliations.
     after_references: bool,
+    /// Before the abstract (on a first page that has one) numbered lines are the
+    /// authors' affiliations and footnotes ("1 Sagan Fellow"), not sections.
+    front_matter: bool,
+}
+
+/// Whether a line is the abstract's heading.
+fn is_abstract(line: &str) -> bool {
+    let line = line.trim();
+    NAMED.is_match(line) && line.to_lowercase().starts_with("abstract")
 }
 
 impl HeadingDetector {
@@ -121,7 +130,8 @@ impl HeadingDetector {
         {
             return None;
         }
-        if let Some(caps) = ARABIC.captures(line).filter(|_| !self.after_references) {
+        let numbered = !self.after_references && !self.front_matter;
+        if let Some(caps) = ARABIC.captures(line).filter(|_| numbered) {
             let title = caps[2].trim();
             let numbers: Option<Vec<u32>> = caps[1].split('.').map(|n| n.parse().ok()).collect();
             if let Some(numbers) = numbers
@@ -137,7 +147,7 @@ impl HeadingDetector {
                 });
             }
         }
-        if let Some(caps) = ROMAN.captures(line).filter(|_| !self.after_references) {
+        if let Some(caps) = ROMAN.captures(line).filter(|_| numbered) {
             let title = caps[2].trim();
             if let Some(value) = roman_value(&caps[1])
                 && value == self.roman + 1
@@ -156,6 +166,9 @@ impl HeadingDetector {
             let lower = line.to_lowercase();
             if lower.starts_with("references") || lower.starts_with("bibliography") {
                 self.after_references = true;
+            }
+            if lower.starts_with("abstract") {
+                self.front_matter = false;
             }
             return Some(Section {
                 level: 1,
@@ -251,7 +264,12 @@ pub fn pages_to_markdown(pages: &[String], title: Option<&str>) -> (String, Vec<
 
     let mut markdown = String::new();
     let mut sections = Vec::new();
-    let mut detector = HeadingDetector::default();
+    let mut detector = HeadingDetector {
+        front_matter: lines_per_page
+            .first()
+            .is_some_and(|lines| lines.iter().any(|line| is_abstract(line))),
+        ..HeadingDetector::default()
+    };
     if let Some(title) = title {
         markdown.push_str("# ");
         markdown.push_str(title);
@@ -259,6 +277,9 @@ pub fn pages_to_markdown(pages: &[String], title: Option<&str>) -> (String, Vec<
     }
     for (index, lines) in lines_per_page.iter().enumerate() {
         let page = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        if index > 0 {
+            detector.front_matter = false;
+        }
         markdown.push_str(&page_marker(page));
         markdown.push_str("\n\n");
         let mut lengths: Vec<usize> = lines

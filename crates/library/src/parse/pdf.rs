@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use pdfium_render::prelude::{
-    PdfDocumentMetadataTagType, Pdfium, PdfiumError, PdfiumInternalError,
+    PdfDocumentMetadataTagType, PdfPageText, Pdfium, PdfiumError, PdfiumInternalError,
 };
+
+use super::placed::{Glyph, place_text};
 
 /// Why a PDF gave no text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -174,12 +176,9 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
             .text()
             .map_err(|error| PdfError::Corrupt(format!("a page cannot be read: {error:?}")))?;
         if index == 0 {
-            let chars = page_chars(&text);
-            title_guess = largest_text(&chars);
-            pages.push(marked_text(&chars));
-        } else {
-            pages.push(text.all());
+            title_guess = largest_text(&page_chars(&text));
         }
+        pages.push(page_text(&text));
     }
     Ok(PdfText {
         pages,
@@ -189,73 +188,50 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
     })
 }
 
-/// One character of a page as pdfium placed it.
+/// One character of a page and its font size (0 for the spaces and line ends pdfium adds).
 #[derive(Debug, Clone, Copy)]
-struct PlacedChar {
+struct SizedChar {
     c: char,
-    /// Font size in points (0 for the spaces and line ends pdfium adds).
     size: f32,
-    /// Baseline height on the page, when pdfium knows it.
-    baseline: Option<f32>,
 }
 
-/// Every character of a page with its size and baseline (one call per character: used on
-/// page 1 only, where the title and the authors are).
-fn page_chars(text: &pdfium_render::prelude::PdfPageText<'_>) -> Vec<PlacedChar> {
+/// Every character of a page with its size (used on page 1 only, where the title is).
+fn page_chars(text: &PdfPageText<'_>) -> Vec<SizedChar> {
     text.chars()
         .iter()
         .filter_map(|char| {
-            Some(PlacedChar {
+            Some(SizedChar {
                 c: char.unicode_char()?,
                 size: char.scaled_font_size().value,
-                baseline: char.origin_y().ok().map(|y| y.value),
             })
         })
         .collect()
 }
 
-/// Marks set above the line (footnote and affiliation markers: digits, `*`, `†`, …).
-fn is_marker(c: char) -> bool {
-    c.is_ascii_digit() || matches!(c, '*' | '∗' | '†' | '‡' | '§' | '¶' | '♯' | '⋆' | '★')
-}
-
-/// Whether `high` is a marker raised above `base`: smaller and lifted by more than a
-/// sixth of the text's size.
-fn raised(high: PlacedChar, base: PlacedChar) -> bool {
-    match (high.baseline, base.baseline) {
-        (Some(top), Some(bottom)) => {
-            is_marker(high.c)
-                && high.size > 0.0
-                && high.size < base.size * 0.85
-                && top - bottom > base.size * 0.15
-        }
-        _ => false,
-    }
-}
-
-/// The page's text with raised markers set apart from the words they touch: "Bouma1" →
-/// "Bouma 1", "1Department" → "1 Department", so author names and affiliations can be
-/// found by a search. Numbers are left whole (an exponent is not a marker: "10⁵¹" stays
-/// "1051", as every engine reads it), and so is raised lettering such as LaTeX's "A".
-fn marked_text(chars: &[PlacedChar]) -> String {
-    let mut out = String::with_capacity(chars.len() + 16);
-    for (index, &current) in chars.iter().enumerate() {
-        if let Some(&previous) = index.checked_sub(1).and_then(|i| chars.get(i)) {
-            let apart = (raised(current, previous) && previous.c.is_alphabetic())
-                || (raised(previous, current) && current.c.is_alphabetic());
-            if apart {
-                out.push(' ');
-            }
-        }
-        out.push(current.c);
-    }
-    out
+/// The page's text, one call per character plus a few where a marker, a broken line or an
+/// accent needs to know where its characters sit (see [`place_text`]).
+fn page_text(text: &PdfPageText<'_>) -> String {
+    let chars = text.chars();
+    let letters: Vec<char> = chars
+        .iter()
+        .map(|char| char.unicode_char().unwrap_or('\0'))
+        .collect();
+    place_text(&letters, |index| {
+        let char = chars.get(index).ok()?;
+        let bounds = char.tight_bounds().ok()?;
+        Some(Glyph {
+            size: char.scaled_font_size().value,
+            baseline: char.origin_y().ok()?.value,
+            left: bounds.left().value,
+            right: bounds.right().value,
+        })
+    })
 }
 
 /// The text set in the largest font among a page's first 2,000 characters, when it
 /// reads like a title (three words or more): consecutive characters of one size form a
 /// run, and the first run of the largest size is the title.
-fn largest_text(chars: &[PlacedChar]) -> Option<String> {
+fn largest_text(chars: &[SizedChar]) -> Option<String> {
     let mut runs: Vec<(f32, String)> = Vec::new();
     // The title is near the top: figures further down have large labels too.
     for char in chars.iter().take(2_000) {
@@ -310,66 +286,5 @@ fn with_pdf_extract(bytes: &[u8]) -> Result<PdfText, PdfError> {
         Err(_) => Err(PdfError::Corrupt(
             "pdf-extract could not read its structure".into(),
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Characters of `size` on `baseline`, as pdfium reports them.
-    fn run(text: &str, size: f32, baseline: f32) -> Vec<PlacedChar> {
-        text.chars()
-            .map(|c| PlacedChar {
-                c,
-                size,
-                baseline: Some(baseline),
-            })
-            .collect()
-    }
-
-    fn joined(parts: &[Vec<PlacedChar>]) -> String {
-        marked_text(&parts.concat())
-    }
-
-    #[test]
-    fn raised_markers_come_apart_from_words_but_not_from_numbers_or_lettering() {
-        // An author's affiliation markers and an affiliation line's number.
-        assert_eq!(
-            joined(&[
-                run("Bouma", 10.0, 700.0),
-                run("1,2", 7.0, 704.0),
-                run(", Eric", 10.0, 700.0)
-            ]),
-            "Bouma 1,2, Eric"
-        );
-        assert_eq!(
-            joined(&[run("3", 7.0, 604.0), run("Department", 10.0, 600.0)]),
-            "3 Department"
-        );
-        assert_eq!(
-            joined(&[run("Smith", 10.0, 700.0), run("†", 7.0, 704.0)]),
-            "Smith †"
-        );
-        // An exponent stays part of its number, LaTeX's raised A of its word.
-        assert_eq!(
-            joined(&[run("10", 10.0, 700.0), run("51", 7.0, 704.0)]),
-            "1051"
-        );
-        assert_eq!(
-            joined(&[
-                run("L", 10.0, 700.0),
-                run("A", 7.0, 702.0),
-                run("TEX", 10.0, 700.0)
-            ]),
-            "LATEX"
-        );
-        // Small capitals share the baseline: one word.
-        assert_eq!(
-            joined(&[run("K", 10.0, 700.0), run("EPLER", 8.0, 700.0)]),
-            "KEPLER"
-        );
-        // A subscript is not raised.
-        assert_eq!(joined(&[run("H", 10.0, 700.0), run("0", 7.0, 698.0)]), "H0");
     }
 }

@@ -2,8 +2,8 @@
 //! stored PDF; selecting pages and sections.
 
 use asterism_library::parse::{
-    ParseError, Parser, PdfEngine, PdfError, extract_pdf_with, parse_file, parse_pdf_bytes,
-    select_content,
+    ParseError, Parser, PdfEngine, PdfError, clean_text, extract_pdf_with, parse_file,
+    parse_pdf_bytes, select_content,
 };
 use asterism_protocol::PaperRecord;
 use asterism_store::{PaperFile, Store};
@@ -87,6 +87,28 @@ fn every_fixture_paper_reads_with_both_engines() {
         .pages[0];
     assert!(first.contains("BOUMA 1 AND J. L. CURTIS 2"), "{first}");
     assert!(first.contains("1 Department"), "{first}");
+    // So do citation and footnote markers on every page, and an accent drawn apart from
+    // its letter (pdfium puts it at the end of the line) is put back on it.
+    let pages = |name: &str| -> Vec<String> {
+        extract_pdf_with(&fixture(name), PdfEngine::Pdfium)
+            .unwrap()
+            .pages
+            .iter()
+            .map(|page| clean_text(page))
+            .collect()
+    };
+    let review = pages("paperqa_2407.01603.pdf");
+    for (page, wanted) in [
+        (3, "were developed 5 that would"),
+        (13, "SciBERT 220"),
+        (75, "Bojana Ranković and Philipp"),
+    ] {
+        let text = &review[page - 1];
+        assert!(text.contains(wanted), "{wanted} not on page {page}: {text}");
+        assert!(!text.contains('\u{b4}'), "a loose accent on page {page}");
+    }
+    let gammapy = pages("gammapy_v1_ms.pdf");
+    assert!(gammapy[16].contains("packages 16"), "{}", gammapy[16]);
     // The pure-Rust engine (slow in debug builds: one short paper).
     let pure = extract_pdf_with(&fixture("rudolf_ms.pdf"), PdfEngine::PdfExtract).unwrap();
     assert_eq!(pure.pages.len(), 11);

@@ -12,6 +12,9 @@ fn draft() -> Vec<String> {
     vec![
         page(&[
             "Gammapy: A Python package",
+            "Axel Donath 1, Régis Terrier 2",
+            "1 Center for Astrophysics",
+            "2 Université de Paris",
             "Abstract",
             body,
             "1. Introduction",
