@@ -216,7 +216,9 @@ impl<F: FnMut(usize) -> Option<Glyph>> Glyphs<F> {
 }
 
 /// The letter an accent glyph sits on (over it, or under it for a cedilla), looked for
-/// outwards from the accent in pdfium's order.
+/// outwards from the accent in pdfium's order, on the accent's line only: pdfium keeps
+/// a line's characters together, so the search stops on each side at the first letter
+/// of another line.
 fn letter_under<F: FnMut(usize) -> Option<Glyph>>(
     chars: &[char],
     glyphs: &mut Glyphs<F>,
@@ -226,22 +228,34 @@ fn letter_under<F: FnMut(usize) -> Option<Glyph>>(
     let mark = glyphs.get(accent)?;
     let centre = (mark.left + mark.right) / 2.0;
     let slack = mark.size * 0.1;
+    // Whether the search may still go on before and after the accent.
+    let mut open = [true, true];
     for distance in 1..=ACCENT_REACH {
         let around = [accent.checked_sub(distance), accent.checked_add(distance)];
-        for index in around.into_iter().flatten() {
-            let Some(&c) = chars.get(index) else { continue };
+        for (side, index) in around.into_iter().enumerate() {
+            let Some(index) = index.filter(|_| open[side]) else {
+                continue;
+            };
+            let Some(&c) = chars.get(index) else {
+                open[side] = false;
+                continue;
+            };
             if !c.is_alphabetic() || marks[index].is_some() {
                 continue;
             }
             let Some(letter) = glyphs.get(index) else {
                 continue;
             };
-            if letter.left - slack <= centre
-                && centre <= letter.right + slack
-                && (letter.baseline - mark.baseline).abs() < letter.size.max(mark.size)
-            {
+            // Lines are at least 1.2 sizes apart; an accent's own baseline is its
+            // letter's, or raised a little over a capital.
+            if (letter.baseline - mark.baseline).abs() > letter.size.max(mark.size) * 0.8 {
+                open[side] = false;
+            } else if letter.left - slack <= centre && centre <= letter.right + slack {
                 return Some(index);
             }
+        }
+        if open == [false, false] {
+            break;
         }
     }
     None
@@ -412,5 +426,29 @@ mod tests {
             right: 12.0,
         }));
         assert_eq!(page.text(), "12\u{b4}");
+        // Looking for its letter does not go past its line.
+        let mut page = Page::default()
+            .run("a line above", 10.0, 512.0, 0.0)
+            .br()
+            .run("x 12", 10.0, 500.0, 0.0);
+        page.chars.push('\u{b4}');
+        page.glyphs.push(Some(Glyph {
+            size: 10.0,
+            baseline: 500.0,
+            left: 20.0,
+            right: 22.0,
+        }));
+        let page = page.br().run("a line below", 10.0, 488.0, 0.0);
+        let mut asked = Vec::new();
+        let text = place_text(&page.chars, |i| {
+            asked.push(i);
+            page.glyphs[i]
+        });
+        assert_eq!(text, "a line above\r\nx 12\u{b4}\r\na line below");
+        let above = 0..11;
+        assert!(
+            asked.iter().filter(|i| above.contains(*i)).count() <= 1,
+            "asked about the line above: {asked:?}"
+        );
     }
 }
