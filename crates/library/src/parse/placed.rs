@@ -13,6 +13,8 @@
 //! letter beside a digit or a mark, at a line break, at an accent), so a page costs one
 //! call per character plus a few dozen.
 
+use std::collections::{HashMap, HashSet};
+
 /// Where one character sits on the page, in points.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Glyph {
@@ -80,17 +82,18 @@ fn is_break(c: char) -> bool {
 /// for one it cannot map) and a way to ask where character `i` sits.
 pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyph>) -> String {
     let mut glyphs = Glyphs {
-        asked: vec![None; chars.len()],
+        asked: HashMap::new(),
         glyph,
     };
     // Each accent goes onto the letter under it.
-    let mut marks: Vec<Option<char>> = vec![None; chars.len()];
-    let mut moved = vec![false; chars.len()];
+    // (Most pages have none: nothing is allocated for them.)
+    let mut marks: HashMap<usize, char> = HashMap::new();
+    let mut moved: HashSet<usize> = HashSet::new();
     for (index, &c) in chars.iter().enumerate() {
         let Some(mark) = combining(c) else { continue };
         if let Some(letter) = letter_under(chars, &mut glyphs, index, &marks) {
-            marks[letter] = Some(mark);
-            moved[index] = true;
+            marks.insert(letter, mark);
+            moved.insert(index);
         }
     }
 
@@ -102,7 +105,7 @@ pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyp
     let mut index = 0;
     while index < chars.len() {
         let c = chars[index];
-        if moved[index] || c == '\0' {
+        if c == '\0' || moved.contains(&index) {
             index += 1;
             continue;
         }
@@ -111,7 +114,7 @@ pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyp
                 index += 1;
             }
             let next = (index..chars.len())
-                .find(|&i| !moved[i] && chars[i] != '\0' && !chars[i].is_whitespace());
+                .find(|&i| chars[i] != '\0' && !chars[i].is_whitespace() && !moved.contains(&i));
             while out.ends_with(' ') {
                 out.pop();
             }
@@ -147,7 +150,7 @@ pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyp
         {
             out.push(' ');
         }
-        match marks[index] {
+        match marks.get(&index).copied() {
             // LaTeX's \'{\i}: the dotless i takes the accent.
             Some(mark) if c == 'ı' => {
                 out.push('i');
@@ -168,19 +171,17 @@ pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyp
 
 /// Where characters sit, each asked once.
 struct Glyphs<F> {
-    asked: Vec<Option<Option<Glyph>>>,
+    asked: HashMap<usize, Option<Glyph>>,
     glyph: F,
 }
 
 impl<F: FnMut(usize) -> Option<Glyph>> Glyphs<F> {
     fn get(&mut self, index: usize) -> Option<Glyph> {
-        if let Some(known) = self.asked.get(index).copied().flatten() {
-            return known;
+        if let Some(known) = self.asked.get(&index) {
+            return *known;
         }
         let found = (self.glyph)(index).filter(|glyph| glyph.size > 0.0);
-        if let Some(slot) = self.asked.get_mut(index) {
-            *slot = Some(found);
-        }
+        self.asked.insert(index, found);
         found
     }
 
@@ -223,7 +224,7 @@ fn letter_under<F: FnMut(usize) -> Option<Glyph>>(
     chars: &[char],
     glyphs: &mut Glyphs<F>,
     accent: usize,
-    marks: &[Option<char>],
+    marks: &HashMap<usize, char>,
 ) -> Option<usize> {
     let mark = glyphs.get(accent)?;
     let centre = (mark.left + mark.right) / 2.0;
@@ -240,7 +241,7 @@ fn letter_under<F: FnMut(usize) -> Option<Glyph>>(
                 open[side] = false;
                 continue;
             };
-            if !c.is_alphabetic() || marks[index].is_some() {
+            if !c.is_alphabetic() || marks.contains_key(&index) {
                 continue;
             }
             let Some(letter) = glyphs.get(index) else {
