@@ -195,10 +195,15 @@ struct SizedChar {
     size: f32,
 }
 
-/// Every character of a page with its size (used on page 1 only, where the title is).
+/// Where the title is looked for: a page's first characters (figures further down have
+/// large labels too).
+const TITLE_REACH: usize = 2_000;
+
+/// The first [`TITLE_REACH`] characters of a page with their sizes (used on page 1 only).
 fn page_chars(text: &PdfPageText<'_>) -> Vec<SizedChar> {
     text.chars()
         .iter()
+        .take(TITLE_REACH)
         .filter_map(|char| {
             Some(SizedChar {
                 c: char.unicode_char()?,
@@ -228,13 +233,12 @@ fn page_text(text: &PdfPageText<'_>) -> String {
     })
 }
 
-/// The text set in the largest font among a page's first 2,000 characters, when it
+/// The text set in the largest font among the characters given, when it
 /// reads like a title (three words or more): consecutive characters of one size form a
 /// run, and the first run of the largest size is the title.
 fn largest_text(chars: &[SizedChar]) -> Option<String> {
     let mut runs: Vec<(f32, String)> = Vec::new();
-    // The title is near the top: figures further down have large labels too.
-    for char in chars.iter().take(2_000) {
+    for char in chars {
         let c = if char.c.is_whitespace() || char.c == '\u{2}' {
             ' '
         } else {

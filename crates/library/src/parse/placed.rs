@@ -85,8 +85,8 @@ pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyp
         asked: HashMap::new(),
         glyph,
     };
-    // Each accent goes onto the letter under it.
-    // (Most pages have none: nothing is allocated for them.)
+    // Each accent goes onto the letter under it (most pages have none, and then nothing
+    // is allocated).
     let mut marks: HashMap<usize, char> = HashMap::new();
     let mut moved: HashSet<usize> = HashSet::new();
     for (index, &c) in chars.iter().enumerate() {
@@ -118,20 +118,18 @@ pub(crate) fn place_text(chars: &[char], glyph: impl FnMut(usize) -> Option<Glyp
             while out.ends_with(' ') {
                 out.pop();
             }
-            match (previous, next) {
-                (Some(a), Some(b)) if !spaced => match glyphs.same_line(chars, a, b) {
-                    Some(gap) => {
-                        if gap {
-                            out.push(' ');
-                        }
-                        spaced = gap;
+            let inside_line = match (previous, next) {
+                (Some(a), Some(b)) if !spaced => glyphs.same_line(chars, a, b),
+                _ => None,
+            };
+            match inside_line {
+                Some(apart) => {
+                    if apart {
+                        out.push(' ');
                     }
-                    None => {
-                        out.push_str("\r\n");
-                        spaced = true;
-                    }
-                },
-                _ => {
+                    spaced = apart;
+                }
+                None => {
                     out.push_str("\r\n");
                     spaced = true;
                 }
@@ -290,6 +288,18 @@ mod tests {
             self
         }
 
+        /// A spacing accent glyph of size 10 on the baseline 500, from `left` to `right`.
+        fn accent(mut self, c: char, left: f32, right: f32) -> Self {
+            self.chars.push(c);
+            self.glyphs.push(Some(Glyph {
+                size: 10.0,
+                baseline: 500.0,
+                left,
+                right,
+            }));
+            self
+        }
+
         /// A line end pdfium added.
         fn br(mut self) -> Self {
             self.chars.extend(['\r', '\n']);
@@ -386,60 +396,33 @@ mod tests {
     #[test]
     fn a_floating_accent_goes_onto_its_letter() {
         // "Ranković and": pdfium puts the acute at the end of the line.
-        let mut page = Page::default()
+        let page = Page::default()
             .run("Rankovic and", 10.0, 500.0, 0.0)
-            .run(" ", 10.0, 500.0, 60.0);
-        page.chars.push('\u{b4}');
-        page.glyphs.push(Some(Glyph {
-            size: 10.0,
-            baseline: 500.0,
-            left: 35.5,
-            right: 38.5,
-        }));
-        let page = page.br().run("Schwaller", 10.0, 488.0, 0.0);
+            .run(" ", 10.0, 500.0, 60.0)
+            .accent('\u{b4}', 35.5, 38.5)
+            .br()
+            .run("Schwaller", 10.0, 488.0, 0.0);
         assert_eq!(page.text(), "Rankovic\u{301} and\r\nSchwaller");
         // OT1's dieresis before its letter, and the dotless i under an acute.
-        let mut page = Page::default().run("Str", 10.0, 500.0, 0.0);
-        page.chars.push('\u{a8}');
-        page.glyphs.push(Some(Glyph {
-            size: 10.0,
-            baseline: 500.0,
-            left: 15.5,
-            right: 18.5,
-        }));
-        let page = page.run("omgren Mar\u{131}n", 10.0, 500.0, 15.0);
-        let mut page = page;
-        page.chars.push('\u{b4}');
-        page.glyphs.push(Some(Glyph {
-            size: 10.0,
-            baseline: 500.0,
-            left: 66.0,
-            right: 69.0,
-        }));
+        let page = Page::default()
+            .run("Str", 10.0, 500.0, 0.0)
+            .accent('\u{a8}', 15.5, 18.5)
+            .run("omgren Mar\u{131}n", 10.0, 500.0, 15.0)
+            .accent('\u{b4}', 66.0, 69.0);
         assert_eq!(page.text(), "Stro\u{308}mgren Mari\u{301}n");
         // An accent over no letter (a prime after a number) stays where it is.
-        let mut page = Page::default().run("12", 10.0, 500.0, 0.0);
-        page.chars.push('\u{b4}');
-        page.glyphs.push(Some(Glyph {
-            size: 10.0,
-            baseline: 500.0,
-            left: 10.0,
-            right: 12.0,
-        }));
+        let page = Page::default()
+            .run("12", 10.0, 500.0, 0.0)
+            .accent('\u{b4}', 10.0, 12.0);
         assert_eq!(page.text(), "12\u{b4}");
         // Looking for its letter does not go past its line.
-        let mut page = Page::default()
+        let page = Page::default()
             .run("a line above", 10.0, 512.0, 0.0)
             .br()
-            .run("x 12", 10.0, 500.0, 0.0);
-        page.chars.push('\u{b4}');
-        page.glyphs.push(Some(Glyph {
-            size: 10.0,
-            baseline: 500.0,
-            left: 20.0,
-            right: 22.0,
-        }));
-        let page = page.br().run("a line below", 10.0, 488.0, 0.0);
+            .run("x 12", 10.0, 500.0, 0.0)
+            .accent('\u{b4}', 20.0, 22.0)
+            .br()
+            .run("a line below", 10.0, 488.0, 0.0);
         let mut asked = Vec::new();
         let text = place_text(&page.chars, |i| {
             asked.push(i);
