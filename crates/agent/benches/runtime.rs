@@ -148,6 +148,9 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         file_state: Default::default(),
         background: Default::default(),
         team: asterism_agent::team::TeamManager::new(dir),
+        workspace: None,
+        scrubber: Default::default(),
+        shell_network: false,
     })
 }
 

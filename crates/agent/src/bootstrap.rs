@@ -100,6 +100,9 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
         file_state: Default::default(),
         background: BackgroundQueue::new(),
         team: TeamManager::new(&settings.data_dir),
+        workspace: settings.workspace.clone(),
+        scrubber: settings.scrubber(),
+        shell_network: settings.shell_network,
     }))
 }
 

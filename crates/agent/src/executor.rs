@@ -240,7 +240,10 @@ fn record(results: &[CallResult], shared: &ExecutorShared, step: i32) {
                 agent_name: context.agent_name.clone(),
                 tool_call_id: result.tool_call_id.clone(),
                 tool: result.name.clone(),
-                arguments: redact_secrets(&result.arguments),
+                arguments: context
+                    .services
+                    .scrubber
+                    .json(&redact_secrets(&result.arguments)),
                 decision: result.decision.into(),
                 outcome: result.outcome.into(),
                 duration_ms: result.duration.as_secs_f64() * 1000.0,

@@ -238,6 +238,7 @@ impl HookRegistry {
                 command: entry.command,
                 timeout: Duration::from_secs(entry.timeout_secs.unwrap_or(30).max(1)),
                 working_dir: path.parent().map(Path::to_path_buf),
+                env: entry.env,
             }));
         }
         Ok(registry)
@@ -259,6 +260,10 @@ struct HookEntry {
     command: String,
     #[serde(default)]
     timeout_secs: Option<u64>,
+    /// Environment variables passed to the hook besides the allowlist of `run_bash`
+    /// (everything else, API keys included, is left out).
+    #[serde(default)]
+    env: Vec<String>,
 }
 
 /// A hook that runs a shell command.
@@ -268,6 +273,8 @@ pub struct ShellHook {
     command: String,
     timeout: Duration,
     working_dir: Option<std::path::PathBuf>,
+    /// Variables passed on besides the allowlist.
+    env: Vec<String>,
 }
 
 #[async_trait]
@@ -293,6 +300,7 @@ impl Hook for ShellHook {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
+        crate::tools::filesystem::allowlisted_environment(&mut command, &self.env);
         if let Some(dir) = &self.working_dir {
             command.current_dir(dir);
         }

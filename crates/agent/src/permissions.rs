@@ -3,18 +3,24 @@
 //! asks the user and waits for the answer.
 //!
 //! Rule syntax: `tool` or `tool(pattern)`, where `tool` is a glob over tool names and
-//! `pattern` is a glob over the call's subject (`run_bash(git status*)`) or over one
-//! argument (`file_write(path:notes/**)`).
+//! `pattern` is a glob over the call's subject or over one argument
+//! (`file_write(path:notes/**)`). For tools that run a shell command (`run_bash`) the
+//! pattern is a command: `run_bash(git status)` covers commands whose first words are
+//! `git status`, `run_bash(=git status --short)` exactly that command, `run_bash(*)` any.
+//! A command joining several (`;`, `&&`, `||`, `|`) is allowed only when each part is;
+//! a part with substitutions, variables or redirections to files only by the exact
+//! command or a grant of the whole tool. Deny and Ask rules match when any part does.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use asterism_protocol::AgentEvent;
+use asterism_protocol::{AgentEvent, GrantKind, PermissionGrant};
 use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
+use crate::security::shell::{self, CommandLine, Part};
 use crate::{AgentTool, EventSink, PermissionRule as ToolRule};
 
 /// How much the agent may do without asking.
@@ -48,6 +54,9 @@ impl PermissionMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolEffect {
     Read,
+    /// Adds to Asterism's own records (library, notes, memories, teammates): runs
+    /// without asking, but not in read-only mode.
+    Record,
     Write,
     Command,
 }
@@ -80,6 +89,65 @@ pub struct Rule {
     tool: GlobMatcher,
     field: Option<String>,
     pattern: Option<GlobMatcher>,
+    /// The pattern read as a shell command (for tools that run one).
+    command: Option<CommandPattern>,
+}
+
+/// A rule's pattern as a shell command.
+#[derive(Debug, Clone)]
+enum CommandPattern {
+    Any,
+    /// The whole command line, exactly.
+    Exact(String),
+    /// The first words of a part.
+    Prefix(Vec<String>),
+    /// A glob over a part's words joined by single spaces.
+    Glob(GlobMatcher),
+}
+
+impl CommandPattern {
+    fn parse(pattern: &str) -> Result<Self, String> {
+        let pattern = pattern.trim();
+        if pattern.is_empty() || pattern == "*" {
+            return Ok(Self::Any);
+        }
+        if let Some(exact) = pattern.strip_prefix('=') {
+            return Ok(Self::Exact(exact.trim().to_string()));
+        }
+        let stem = pattern
+            .trim_end_matches('*')
+            .trim_end_matches(':')
+            .trim_end();
+        if stem.contains(['*', '?', '[']) {
+            return Glob::new(pattern)
+                .map(|glob| Self::Glob(glob.compile_matcher()))
+                .map_err(|error| error.to_string());
+        }
+        let words = shell_words::split(stem).map_err(|error| error.to_string())?;
+        if words.is_empty() {
+            return Ok(Self::Any);
+        }
+        Ok(Self::Prefix(words))
+    }
+
+    /// Whether it covers this part, judged by the part's words (complex or not).
+    fn touches(&self, line: &CommandLine, part: &Part) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Exact(exact) => *exact == line.raw,
+            Self::Prefix(prefix) => part.words.starts_with(prefix),
+            Self::Glob(glob) => glob.is_match(part.words.join(" ")) || glob.is_match(&part.text),
+        }
+    }
+
+    /// Whether it allows this part: only plain parts, by words.
+    fn allows(&self, line: &CommandLine, part: &Part) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Exact(exact) => *exact == line.raw,
+            _ => part.complex.is_none() && self.touches(line, part),
+        }
+    }
 }
 
 /// A rule that does not parse.
@@ -123,8 +191,18 @@ impl Rule {
                 {
                     (Some(field.to_string()), Some(glob(pattern)?))
                 }
+                // An exact command is matched literally, whatever characters it has.
+                _ if inner.trim_start().starts_with('=') => {
+                    (None, Some(glob(&globset::escape(inner))?))
+                }
                 _ => (None, Some(glob(inner)?)),
             },
+        };
+        let command = match (&field, inner) {
+            // Read as a command only matters for shell tools; a pattern that is no
+            // command (unbalanced quotes) then allows nothing.
+            (None, Some(inner)) => CommandPattern::parse(inner).ok(),
+            _ => None,
         };
         Ok(Self {
             decision,
@@ -132,7 +210,28 @@ impl Rule {
             tool: glob(tool)?,
             field,
             pattern,
+            command,
         })
+    }
+
+    /// Whether a Deny or Ask rule reaches this call: for a shell command, when it
+    /// matches the whole line or any part of it.
+    fn touches(
+        &self,
+        tool: &str,
+        arguments: &serde_json::Value,
+        subject: Option<&str>,
+        line: Option<&CommandLine>,
+    ) -> bool {
+        if self.matches(tool, arguments, subject) {
+            return true;
+        }
+        match (line, &self.command) {
+            (Some(line), Some(command)) if self.tool.is_match(tool) => {
+                line.parts.iter().any(|part| command.touches(line, part))
+            }
+            _ => false,
+        }
     }
 
     /// Whether the rule covers this call.
@@ -160,8 +259,77 @@ impl Rule {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Allow,
-    Ask { reason: String },
-    Deny { reason: String },
+    /// Ask the user; `grants` are what "this session"/"always" may grant (empty: only
+    /// "once").
+    Ask {
+        reason: String,
+        grants: Vec<PermissionGrant>,
+    },
+    Deny {
+        reason: String,
+    },
+}
+
+/// Whether `rules` (their Allow rules) allow this call. A shell command is allowed by a
+/// grant of the whole tool, by its exact text, or when every part is plain and allowed
+/// by some rule.
+fn allowed_by<'a>(
+    rules: impl IntoIterator<Item = &'a Rule>,
+    tool: &str,
+    arguments: &serde_json::Value,
+    subject: Option<&str>,
+    line: Option<&CommandLine>,
+) -> bool {
+    let allow = rules
+        .into_iter()
+        .filter(|rule| rule.decision == RuleDecision::Allow && rule.tool.is_match(tool));
+    let Some(line) = line else {
+        return allow
+            .into_iter()
+            .any(|rule| rule.matches(tool, arguments, subject));
+    };
+    let allow: Vec<&Rule> = allow.collect();
+    let whole = |rule: &&Rule| {
+        rule.pattern.is_none()
+            || matches!(&rule.command, Some(CommandPattern::Any))
+            || matches!(&rule.command, Some(CommandPattern::Exact(exact)) if *exact == line.raw)
+    };
+    if allow.iter().any(whole) {
+        return true;
+    }
+    !line.parts.is_empty()
+        && line.parts.iter().all(|part| {
+            allow.iter().any(|rule| {
+                rule.command
+                    .as_ref()
+                    .is_some_and(|command| command.allows(line, part))
+            })
+        })
+}
+
+/// What "allow for this session" and "always" may grant for a call, narrowest first.
+pub fn offered_grants(tool: &str, line: Option<&CommandLine>) -> Vec<PermissionGrant> {
+    let Some(line) = line else {
+        return vec![PermissionGrant {
+            kind: GrantKind::Tool,
+            rule: tool.to_string(),
+            text: tool.to_string(),
+        }];
+    };
+    let mut grants = vec![PermissionGrant {
+        kind: GrantKind::Exact,
+        rule: format!("{tool}(={})", line.raw),
+        text: line.raw.clone(),
+    }];
+    if let Some(prefix) = shell::suggested_prefix(line) {
+        let text = shell_words::join(&prefix);
+        grants.push(PermissionGrant {
+            kind: GrantKind::Prefix,
+            rule: format!("{tool}({text})"),
+            text,
+        });
+    }
+    grants
 }
 
 /// The subject rules match when they name no argument: the tool's own choice, else the
@@ -221,10 +389,20 @@ impl PermissionChecker {
     }
 
     /// Decides a call: the tool's own rules and the user's rules, strongest first, then
-    /// the mode for what no rule covers.
-    pub fn check(&self, tool: &dyn AgentTool, arguments: &serde_json::Value) -> Decision {
+    /// the mode for what no rule covers. `always_ask` (a write that can run code later)
+    /// is asked whatever the mode and the grants; only a Deny or read-only mode beat it.
+    pub fn check(
+        &self,
+        tool: &dyn AgentTool,
+        arguments: &serde_json::Value,
+        always_ask: Option<String>,
+    ) -> Decision {
         let name = tool.name();
         let subject = call_subject(tool, arguments);
+        let line = tool
+            .shell_command(arguments)
+            .map(|command| shell::analyse(&command));
+        let line = line.as_ref();
         let session_rules = self
             .session_rules
             .lock()
@@ -240,7 +418,9 @@ impl PermissionChecker {
             })
             .collect();
         for rule in &self.rules {
-            if rule.matches(name, arguments, subject.as_deref()) {
+            if rule.decision != RuleDecision::Allow
+                && rule.touches(name, arguments, subject.as_deref(), line)
+            {
                 matched.push((
                     rule.decision,
                     format!("rule {} {}", rule.decision.as_str(), rule.text),
@@ -255,57 +435,64 @@ impl PermissionChecker {
                 reason: reason.clone(),
             };
         }
+        let effect = tool.effect(arguments);
+        if self.mode == PermissionMode::ReadOnly && effect != ToolEffect::Read {
+            return Decision::Deny {
+                reason: format!(
+                    "{name} {} and the session is read-only",
+                    match effect {
+                        ToolEffect::Command => "runs a command",
+                        ToolEffect::Record => "adds to the library, notes or memories",
+                        _ => "writes",
+                    }
+                ),
+            };
+        }
+        if let Some(reason) = always_ask {
+            return Decision::Ask {
+                reason,
+                grants: Vec::new(),
+            };
+        }
         if self.mode == PermissionMode::Bypass {
             return Decision::Allow;
         }
+        let ask = |reason: String| Decision::Ask {
+            reason,
+            grants: offered_grants(name, line),
+        };
         // Grants (an "allow for this session" answer, the CLI's --allow) answer an Ask
         // in advance; they never override a Deny.
-        let granted = || {
-            session_rules.iter().any(|rule| {
-                rule.decision == RuleDecision::Allow
-                    && rule.matches(name, arguments, subject.as_deref())
-            })
-        };
+        let granted = || allowed_by(&session_rules, name, arguments, subject.as_deref(), line);
         if let Some((_, reason)) = matched
             .iter()
             .find(|(decision, _)| *decision == RuleDecision::Ask)
         {
-            if granted() {
-                return Decision::Allow;
-            }
-            return Decision::Ask {
-                reason: reason.clone(),
+            return if granted() {
+                Decision::Allow
+            } else {
+                ask(reason.clone())
             };
         }
-        if matched
+        let tool_allows = matched
             .iter()
-            .any(|(decision, _)| *decision == RuleDecision::Allow)
-        {
+            .any(|(decision, _)| *decision == RuleDecision::Allow);
+        if tool_allows || allowed_by(&self.rules, name, arguments, subject.as_deref(), line) {
             return Decision::Allow;
         }
-        let by_mode = match (self.mode, tool.effect(arguments)) {
-            (_, ToolEffect::Read) => Decision::Allow,
-            (PermissionMode::ReadOnly, effect) => Decision::Deny {
-                reason: format!(
-                    "{name} {} and the session is read-only",
-                    if effect == ToolEffect::Write {
-                        "writes"
-                    } else {
-                        "runs a command"
-                    }
-                ),
-            },
-            (PermissionMode::AcceptEdits, ToolEffect::Write) => Decision::Allow,
-            (_, ToolEffect::Write) => Decision::Ask {
-                reason: format!("{name} changes files or data"),
-            },
-            (_, ToolEffect::Command) => Decision::Ask {
-                reason: format!("{name} runs a command"),
+        let reason = match (self.mode, effect) {
+            (_, ToolEffect::Read | ToolEffect::Record) => return Decision::Allow,
+            (PermissionMode::AcceptEdits, ToolEffect::Write) => return Decision::Allow,
+            (_, ToolEffect::Write) => format!("{name} changes files or data"),
+            (_, ToolEffect::Command) => match line.and_then(CommandLine::complexity) {
+                Some(why) => format!("{name} runs a command that {why}"),
+                None => format!("{name} runs a command"),
             },
         };
-        match by_mode {
-            Decision::Ask { .. } if granted() => Decision::Allow,
-            other => other,
+        if granted() {
+            Decision::Allow
+        } else {
+            ask(reason)
         }
     }
 }
@@ -332,9 +519,17 @@ impl PermissionGate {
 #[serde(tag = "decision", rename_all = "camelCase")]
 pub enum PermissionAnswer {
     AllowOnce,
-    AllowSession,
+    /// Allow for the rest of the session what `rule` covers: one of the request's
+    /// grants (`None`: the first, the narrowest).
+    AllowSession {
+        #[serde(default)]
+        rule: Option<String>,
+    },
     /// Allow now and in every later session (stored as a rule).
-    AllowAlways,
+    AllowAlways {
+        #[serde(default)]
+        rule: Option<String>,
+    },
     Deny {
         reason: Option<String>,
     },
@@ -390,6 +585,7 @@ impl PermissionBroker {
         tool: &str,
         arguments: &serde_json::Value,
         reason: &str,
+        grants: &[PermissionGrant],
         cancel: &tokio_util::sync::CancellationToken,
     ) -> PermissionAnswer {
         if !self.interactive {
@@ -410,6 +606,7 @@ impl PermissionBroker {
             tool: tool.to_string(),
             arguments: arguments.clone(),
             reason: reason.to_string(),
+            grants: grants.to_vec(),
         });
         let answer = tokio::select! {
             answer = tokio::time::timeout(self.timeout, receiver) => match answer {

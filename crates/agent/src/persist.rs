@@ -3,6 +3,8 @@
 //! row handed over so far is stored (end of a run, cancellation, before reading).
 
 use asterism_store::{AuditRow, MetricRow, NewMessage, Store};
+
+use crate::security::Scrubber;
 use tokio::sync::{mpsc, oneshot};
 
 enum Job {
@@ -33,7 +35,7 @@ impl Persister {
     /// Starts the writer task over `store`. Everything queued when it wakes is written in
     /// one transaction, in order; a failed batch is tried again a few times (a busy
     /// database is the usual cause) and then reported at the next flush.
-    pub fn start(store: Store) -> Self {
+    pub fn start(store: Store, scrubber: Scrubber) -> Self {
         let (jobs, mut receiver) = mpsc::unbounded_channel::<Job>();
         tokio::spawn(async move {
             let mut errors: Vec<String> = Vec::new();
@@ -46,8 +48,11 @@ impl Persister {
                     (Vec::new(), Vec::new(), Vec::new(), Vec::new());
                 for job in batch {
                     match job {
-                        Job::Messages(rows) => messages.extend(rows),
-                        Job::Audit(rows) => audit.extend(rows),
+                        Job::Messages(rows) => messages
+                            .extend(rows.into_iter().map(|row| scrub_message(row, &scrubber))),
+                        Job::Audit(rows) => {
+                            audit.extend(rows.into_iter().map(|row| scrub_audit(row, &scrubber)))
+                        }
                         Job::Metrics(rows) => metrics.extend(rows),
                         Job::Flush(done) => flushes.push(done),
                     }
@@ -113,4 +118,28 @@ impl Persister {
         wait.await
             .unwrap_or_else(|_| vec!["the history writer stopped".into()])
     }
+}
+
+/// A message with every secret value replaced, in each of its fields (nothing is stored
+/// unscrubbed, whoever wrote it: the user, the model or a tool).
+fn scrub_message(mut row: NewMessage, scrubber: &Scrubber) -> NewMessage {
+    if scrubber.is_empty() {
+        return row;
+    }
+    scrubber.in_place(&mut row.content);
+    row.tool_calls = row.tool_calls.map(|calls| scrubber.json(&calls));
+    row.metadata = scrubber.json(&row.metadata);
+    row.raw_json = row.raw_json.map(|raw| scrubber.json(&raw));
+    row
+}
+
+fn scrub_audit(mut row: AuditRow, scrubber: &Scrubber) -> AuditRow {
+    if scrubber.is_empty() {
+        return row;
+    }
+    row.arguments = scrubber.json(&row.arguments);
+    if let Some(error) = row.error.as_mut() {
+        scrubber.in_place(error);
+    }
+    row
 }

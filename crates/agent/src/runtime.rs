@@ -196,6 +196,8 @@ impl AgentRuntime {
             .session_id
             .clone()
             .unwrap_or_else(crate::new_session_id);
+        // Nothing leaves the run with a secret value in it: not the events, not the rows.
+        let sink = crate::security::ScrubbingSink::wrap(sink, &self.services.scrubber);
         let run = Run {
             rows: RowScope {
                 session_id: session_id.clone(),
@@ -204,7 +206,10 @@ impl AgentRuntime {
             },
             sink: &sink,
             cancel: &cancel,
-            persister: Persister::start(self.services.store.clone()),
+            persister: Persister::start(
+                self.services.store.clone(),
+                self.services.scrubber.clone(),
+            ),
             enable_thinking: request.enable_thinking,
         };
         let mut outcome = RunOutcome {
@@ -246,6 +251,9 @@ impl AgentRuntime {
         if let Err(error) = self.services.store.touch_session(&session_id).await {
             tracing::warn!(%error, "could not update the session time");
         }
+        outcome.error = outcome
+            .error
+            .map(|error| self.services.scrubber.text(&error));
         outcome
     }
 

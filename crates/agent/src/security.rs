@@ -1,11 +1,24 @@
-//! Where the filesystem tools may go: inside the library, the skills folder and the
-//! project root, nowhere else. Paths with `..`, `~`, NUL bytes or look-alikes of them
-//! are refused outright; everything else is canonicalised (symlinks followed) before
-//! the prefix check, so a link pointing out of a root does not lead out.
+//! Where the filesystem tools may go, and what they may never touch.
+//!
+//! The roots are the workspace the user chose, the library, the skills folder and the
+//! session's own tool-output folder; never the process's working directory by accident.
+//! Paths with `..`, `~`, NUL bytes or look-alikes of them are refused outright; anything
+//! else is canonicalised (symlinks followed) before the prefix check, so a link pointing
+//! out of a root does not lead out. Inside the roots, files that may hold secrets
+//! ([`files::secret_by_name`], hard links to them, private keys by content) and
+//! Asterism's own data (database, settings, keys) are refused too.
+
+pub mod confine;
+pub mod files;
+pub mod scrub;
+pub mod shell;
 
 use std::path::{Component, Path, PathBuf};
 
 use unicode_normalization::UnicodeNormalization;
+
+pub use files::ProtectedFiles;
+pub use scrub::{Scrubber, ScrubbingSink};
 
 /// The longest path accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -19,44 +32,117 @@ pub enum PathError {
     Nul,
     #[error("the path is longer than {MAX_PATH_BYTES} bytes")]
     TooLong,
-    #[error("paths starting with ~ are not expanded; give a path inside the library or project")]
+    #[error(
+        "paths starting with ~ are not expanded; give a path inside the workspace or the library"
+    )]
     Tilde,
     #[error("`..` is not allowed in paths ({0})")]
     ParentDir(String),
     #[error("{0} is outside the folders the agent may use ({1})")]
     Outside(String, String),
+    #[error(
+        "{0} is a relative path and no workspace folder is set (choose one in Settings, or start asterism with --workspace DIR); the agent may use only {1}"
+    )]
+    NoWorkspace(String, String),
+    #[error("{0} is refused: {1}. Files that may hold secrets are never given to the agent")]
+    Secret(String, &'static str),
     #[error("{0} does not exist")]
     NotFound(String),
     #[error("{0} has no parent folder inside the sandbox")]
     NoParent(String),
 }
 
-/// The folders the filesystem tools may use.
+/// Whether a folder may be the workspace: not the root of the filesystem, not the home
+/// folder itself (everything would be inside), and an existing folder.
+pub fn workspace_problem(folder: &Path, home: Option<&Path>) -> Option<String> {
+    let Ok(canonical) = folder.canonicalize() else {
+        return Some(format!("{} does not exist", folder.display()));
+    };
+    if !canonical.is_dir() {
+        return Some(format!("{} is not a folder", folder.display()));
+    }
+    if canonical.parent().is_none() {
+        return Some("the root of the filesystem cannot be the workspace".into());
+    }
+    if home
+        .and_then(|home| home.canonicalize().ok())
+        .is_some_and(|home| home == canonical)
+    {
+        return Some(
+            "the home folder itself cannot be the workspace (choose a project folder inside it)"
+                .into(),
+        );
+    }
+    None
+}
+
+/// The folders the filesystem tools may use, and what they may not touch inside them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
-    /// Canonical roots; the first resolves relative paths.
+    /// Canonical roots; the first resolves relative paths when there is a workspace.
     roots: Vec<PathBuf>,
+    has_workspace: bool,
+    /// Asterism's data directory (canonical): refused but for the roots inside it.
+    data_dir: Option<PathBuf>,
+    /// The skills folder (canonical), where writes are always asked.
+    skills: Option<PathBuf>,
+    protected: ProtectedFiles,
 }
 
 impl Sandbox {
-    /// A sandbox over the roots that exist (others are skipped), canonicalised.
+    /// A sandbox over the roots that exist (others are skipped), canonicalised; the first
+    /// is taken as the workspace.
     pub fn new(roots: impl IntoIterator<Item = PathBuf>) -> Self {
-        let mut canonical = Vec::new();
-        for root in roots {
-            if let Ok(root) = root.canonicalize()
-                && !canonical.contains(&root)
-            {
-                canonical.push(root);
-            }
+        Self {
+            roots: canonical_roots(roots),
+            has_workspace: true,
+            data_dir: None,
+            skills: None,
+            protected: ProtectedFiles::default(),
         }
-        Self { roots: canonical }
+    }
+
+    /// The sandbox of one session: the workspace (if any), the library, the skills folder
+    /// and the session's tool-output folder.
+    pub fn for_session(workspace: Option<&Path>, data_dir: &Path, session_id: &str) -> Self {
+        let mut roots = Vec::new();
+        roots.extend(workspace.map(Path::to_path_buf));
+        roots.push(data_dir.join("papers"));
+        roots.push(data_dir.join("skills"));
+        roots.push(tool_output_dir(data_dir, session_id));
+        let roots = canonical_roots(roots);
+        let has_workspace = workspace
+            .and_then(|folder| folder.canonicalize().ok())
+            .is_some_and(|folder| roots.first() == Some(&folder));
+        Self {
+            roots,
+            has_workspace,
+            data_dir: data_dir.canonicalize().ok(),
+            skills: data_dir.join("skills").canonicalize().ok(),
+            protected: ProtectedFiles::find(data_dir, dirs::home_dir().as_deref()),
+        }
     }
 
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
     }
 
+    /// The workspace, when one is set.
+    pub fn workspace(&self) -> Option<&Path> {
+        self.has_workspace
+            .then(|| self.roots.first().map(PathBuf::as_path))
+            .flatten()
+    }
+
+    /// The skills folder (canonical), if it exists.
+    pub fn skills(&self) -> Option<&Path> {
+        self.skills.as_deref()
+    }
+
     fn describe_roots(&self) -> String {
+        if self.roots.is_empty() {
+            return "no folder".into();
+        }
         self.roots
             .iter()
             .map(|root| root.display().to_string())
@@ -65,7 +151,7 @@ impl Sandbox {
     }
 
     /// Checks the text of a path before touching the filesystem, and makes it absolute
-    /// (relative paths are taken from the first root).
+    /// (relative paths are taken from the workspace).
     fn lexical(&self, path: &str) -> Result<PathBuf, PathError> {
         if path.trim().is_empty() {
             return Err(PathError::Empty);
@@ -91,51 +177,144 @@ impl Sandbox {
         if as_path.is_absolute() {
             return Ok(as_path.to_path_buf());
         }
-        let base = self.roots.first().ok_or_else(|| {
-            PathError::Outside(path.to_string(), "no folder is available".to_string())
-        })?;
-        Ok(base.join(as_path))
+        match self.workspace() {
+            Some(base) => Ok(base.join(as_path)),
+            None => Err(PathError::NoWorkspace(
+                path.to_string(),
+                self.describe_roots(),
+            )),
+        }
     }
 
     fn inside(&self, canonical: &Path) -> bool {
         self.roots.iter().any(|root| canonical.starts_with(root))
     }
 
-    /// An existing file or folder inside a root, canonical.
+    /// Refuses a canonical path inside the roots that must not be touched: Asterism's
+    /// own data, secret files by name, and hard links to secret files.
+    pub fn check_untouchable(&self, shown: &str, canonical: &Path) -> Result<(), PathError> {
+        if let Some(data_dir) = &self.data_dir
+            && canonical.starts_with(data_dir)
+            && !self
+                .roots
+                .iter()
+                .any(|root| root.starts_with(data_dir) && canonical.starts_with(root))
+        {
+            return Err(PathError::Secret(
+                shown.to_string(),
+                "it is Asterism's own data (database, settings, keys)",
+            ));
+        }
+        if let Some(reason) = files::secret_by_name(canonical) {
+            return Err(PathError::Secret(shown.to_string(), reason));
+        }
+        if self.protected.contains(canonical) {
+            return Err(PathError::Secret(
+                shown.to_string(),
+                "it is a link to a file that holds secrets",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether a file found while walking a folder (glob, grep) may be shown.
+    pub fn may_touch(&self, canonical: &Path) -> bool {
+        self.check_untouchable("", canonical).is_ok()
+    }
+
+    /// An existing file or folder inside a root, canonical, that may be read.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, PathError> {
         let absolute = self.lexical(path)?;
         let canonical = absolute
             .canonicalize()
             .map_err(|_| PathError::NotFound(path.to_string()))?;
-        if self.inside(&canonical) {
-            Ok(canonical)
-        } else {
-            Err(PathError::Outside(path.to_string(), self.describe_roots()))
+        if !self.inside(&canonical) {
+            return Err(PathError::Outside(path.to_string(), self.describe_roots()));
         }
+        self.check_untouchable(path, &canonical)?;
+        Ok(canonical)
     }
 
     /// A path to write: an existing file inside a root, or a new name in an existing
-    /// folder inside a root (the folder canonicalised, the name checked).
+    /// folder inside a root (the folder canonicalised, the name checked). `hooks.json`
+    /// passes here: writing it is asked every time instead (see [`files::runs_code_later`]).
     pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, PathError> {
         let absolute = self.lexical(path)?;
-        if absolute.exists() {
-            return self.resolve(path);
-        }
-        // A dangling symlink is a way out too.
-        if absolute.symlink_metadata().is_ok() {
-            return Err(PathError::Outside(path.to_string(), self.describe_roots()));
-        }
-        let (Some(parent), Some(name)) = (absolute.parent(), absolute.file_name()) else {
-            return Err(PathError::NoParent(path.to_string()));
+        let target = if absolute.exists() {
+            let canonical = absolute
+                .canonicalize()
+                .map_err(|_| PathError::NotFound(path.to_string()))?;
+            if !self.inside(&canonical) {
+                return Err(PathError::Outside(path.to_string(), self.describe_roots()));
+            }
+            canonical
+        } else {
+            // A dangling symlink is a way out too.
+            if absolute.symlink_metadata().is_ok() {
+                return Err(PathError::Outside(path.to_string(), self.describe_roots()));
+            }
+            let (Some(parent), Some(name)) = (absolute.parent(), absolute.file_name()) else {
+                return Err(PathError::NoParent(path.to_string()));
+            };
+            let parent = parent
+                .canonicalize()
+                .map_err(|_| PathError::NoParent(path.to_string()))?;
+            if !self.inside(&parent) {
+                return Err(PathError::Outside(path.to_string(), self.describe_roots()));
+            }
+            parent.join(name)
         };
-        let parent = parent
-            .canonicalize()
-            .map_err(|_| PathError::NoParent(path.to_string()))?;
-        if !self.inside(&parent) {
-            return Err(PathError::Outside(path.to_string(), self.describe_roots()));
+        let is_hooks_file = target
+            .file_name()
+            .is_some_and(|name| name.eq_ignore_ascii_case("hooks.json"));
+        match self.check_untouchable(path, &target) {
+            Err(PathError::Secret(_, reason))
+                if is_hooks_file && !reason.contains("Asterism's own data") =>
+            {
+                Ok(target)
+            }
+            Err(error) => Err(error),
+            Ok(()) => Ok(target),
         }
-        Ok(parent.join(name))
     }
+}
+
+fn canonical_roots(roots: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut canonical = Vec::new();
+    for root in roots {
+        if let Ok(root) = root.canonicalize()
+            && !canonical.contains(&root)
+        {
+            canonical.push(root);
+        }
+    }
+    canonical
+}
+
+/// A session's own folder (`{data_dir}/sessions/{session id}`).
+pub fn session_dir(data_dir: &Path, session_id: &str) -> PathBuf {
+    let safe: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    let safe = if safe.is_empty() {
+        "unnamed".into()
+    } else {
+        safe
+    };
+    data_dir.join("sessions").join(safe)
+}
+
+/// A session's own folder for tool output cut from the conversation
+/// (`{data_dir}/sessions/{session id}/tool-output`).
+pub fn tool_output_dir(data_dir: &Path, session_id: &str) -> PathBuf {
+    session_dir(data_dir, session_id).join("tool-output")
+}
+
+/// A session's own temporary folder, the only one its shell may write besides the
+/// workspace (`TMPDIR` points there).
+pub fn shell_temp_dir(data_dir: &Path, session_id: &str) -> PathBuf {
+    session_dir(data_dir, session_id).join("tmp")
 }
 
 #[cfg(test)]

@@ -30,6 +30,13 @@ pub struct Services {
     pub background: crate::background::BackgroundQueue,
     /// Team inboxes and running teammates.
     pub team: crate::team::TeamManager,
+    /// The folder the user chose for the agent's file tools and shell (`None`: only the
+    /// library, the skills folder and the session's tool output).
+    pub workspace: Option<PathBuf>,
+    /// Every configured secret value, replaced by `***` before anything leaves a run.
+    pub scrubber: crate::security::Scrubber,
+    /// Whether `run_bash` may open network connections (`SHELL_NETWORK`).
+    pub shell_network: bool,
 }
 
 impl Services {
@@ -38,14 +45,10 @@ impl Services {
         self.data_dir.join("skills")
     }
 
-    /// Where the filesystem tools may go: the project root (the working directory), the
-    /// library (`{data_dir}/papers`) and the skills folder (`{data_dir}/skills`).
-    pub fn sandbox(&self) -> crate::security::Sandbox {
-        let project = std::env::current_dir().unwrap_or_else(|_| self.data_dir.clone());
-        crate::security::Sandbox::new([
-            project,
-            self.data_dir.join("papers"),
-            self.data_dir.join("skills"),
-        ])
+    /// Where the filesystem tools of a session may go: the workspace, the library
+    /// (`{data_dir}/papers`), the skills folder (`{data_dir}/skills`) and the session's
+    /// tool-output folder. Never the process's working directory by accident.
+    pub fn sandbox(&self, session_id: &str) -> crate::security::Sandbox {
+        crate::security::Sandbox::for_session(self.workspace.as_deref(), &self.data_dir, session_id)
     }
 }

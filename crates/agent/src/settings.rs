@@ -97,6 +97,16 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "false",
         "After each answered `asterism ask`, let a subagent save what is worth remembering.",
     ),
+    (
+        "ASTERISM_WORKSPACE",
+        "",
+        "The folder the agent's file tools and shell may use (never / or the home folder itself). The CLI's --workspace beats it; the CLI defaults to its working directory.",
+    ),
+    (
+        "SHELL_NETWORK",
+        "false",
+        "Let run_bash open network connections (off: its sandbox blocks TCP where Landlock can).",
+    ),
 ];
 
 /// Why settings could not be read.
@@ -138,6 +148,12 @@ pub struct Settings {
     pub sesame_timeout: Duration,
     /// How long a cached Sesame answer is used.
     pub target_cache_max_age: Duration,
+    /// The workspace of the agent's file tools and shell (`None`: not set, or refused).
+    pub workspace: Option<PathBuf>,
+    /// Why the configured workspace was refused (`/`, the home folder, missing).
+    pub workspace_problem: Option<String>,
+    /// Whether `run_bash` may open network connections.
+    pub shell_network: bool,
     /// Where each value came from, by variable name (`environment`, a file, `default`).
     pub sources: HashMap<&'static str, String>,
 }
@@ -178,6 +194,17 @@ pub fn mask(secret: &str) -> String {
         chars[..4].iter().collect::<String>(),
         chars[chars.len() - 4..].iter().collect::<String>()
     )
+}
+
+/// A workspace folder as given, checked: canonical when it may be used, else the reason.
+fn checked_workspace(folder: Option<impl Into<PathBuf>>) -> (Option<PathBuf>, Option<String>) {
+    let Some(folder) = folder.map(Into::into) else {
+        return (None, None);
+    };
+    match crate::security::workspace_problem(&folder, dirs::home_dir().as_deref()) {
+        Some(problem) => (None, Some(problem)),
+        None => (folder.canonicalize().ok(), None),
+    }
 }
 
 /// The platform's data directory for Asterism (`~/.local/share/asterism` on Linux).
@@ -280,7 +307,17 @@ pub fn write_settings_json(
     std::fs::create_dir_all(data_dir).map_err(|error| invalid(error.to_string()))?;
     let text = serde_json::to_string_pretty(&values).map_err(|error| invalid(error.to_string()))?;
     let temp = data_dir.join(".settings.json.tmp");
-    std::fs::write(&temp, text).map_err(|error| invalid(error.to_string()))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+        .open(&temp)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()))
+        .map_err(|error| invalid(error.to_string()))?;
     std::fs::rename(&temp, &path).map_err(|error| invalid(error.to_string()))
 }
 
@@ -368,6 +405,9 @@ impl Settings {
         };
         let enable_thinking = flag("ENABLE_THINKING")?;
         let memory_extraction = flag("MEMORY_EXTRACTION")?;
+        let shell_network = flag("SHELL_NETWORK")?;
+        let (workspace, workspace_problem) =
+            checked_workspace(optional(value("ASTERISM_WORKSPACE")));
         let embeddings_text = value("EMBEDDINGS").to_lowercase();
         let embeddings = match embeddings_text.as_str() {
             "" | "auto" => EmbeddingMode::Auto,
@@ -422,10 +462,43 @@ impl Settings {
             sesame_url: value("SESAME_URL"),
             sesame_timeout: Duration::from_secs(20),
             target_cache_max_age: Duration::from_secs_f64(cache_days * 86_400.0),
+            workspace,
+            workspace_problem,
+            shell_network,
             sources: HashMap::new(),
         };
         settings.sources = sources;
         Ok(settings)
+    }
+
+    /// Uses `folder` as the workspace (the CLI's `--workspace`, or its working
+    /// directory), unless it is `/`, the home folder itself or missing: then there is no
+    /// workspace and `workspace_problem` says why.
+    pub fn set_workspace(&mut self, folder: Option<PathBuf>) {
+        (self.workspace, self.workspace_problem) = checked_workspace(folder);
+    }
+
+    /// Every configured secret value: what is scrubbed from everything a run emits.
+    pub fn secret_values(&self) -> Vec<String> {
+        [
+            &self.llm_api_key,
+            &self.embedding_api_key,
+            &self.ads_api_token,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect()
+    }
+
+    /// The scrubber of these settings: configured secrets and the values of the
+    /// process's secret-looking environment variables.
+    pub fn scrubber(&self) -> crate::security::Scrubber {
+        let environment: Vec<(String, String)> = std::env::vars().collect();
+        crate::security::Scrubber::with_environment(
+            self.secret_values(),
+            environment.iter().map(|(name, value)| (name, value)),
+        )
     }
 
     /// Whether a model is configured (the agent can run).
@@ -481,6 +554,12 @@ impl Settings {
                 "ARXIV_API_URL" => self.arxiv_api_url.clone(),
                 "ARXIV_URL" => self.arxiv_url.clone(),
                 "SESAME_URL" => self.sesame_url.clone(),
+                "ASTERISM_WORKSPACE" => match (&self.workspace, &self.workspace_problem) {
+                    (Some(folder), _) => folder.display().to_string(),
+                    (None, Some(problem)) => format!("(none: {problem})"),
+                    (None, None) => "(not set)".into(),
+                },
+                "SHELL_NETWORK" => self.shell_network.to_string(),
                 "TARGET_CACHE_DAYS" => {
                     format!("{}", self.target_cache_max_age.as_secs_f64() / 86_400.0)
                 }

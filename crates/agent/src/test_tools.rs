@@ -176,12 +176,17 @@ impl AgentTool for BigOutputTool {
             .get("chars")
             .and_then(Value::as_u64)
             .unwrap_or(10_000);
-        let line = "0123456789 the quick brown fox jumps over the lazy dog\n";
-        let content: String = line
-            .chars()
-            .cycle()
-            .take(usize::try_from(chars).unwrap_or(usize::MAX))
-            .collect();
+        // Numbered lines, so a reader can tell which part of the output it got.
+        let wanted = usize::try_from(chars).unwrap_or(usize::MAX);
+        let mut content = String::with_capacity(wanted.min(1 << 26));
+        let mut number = 1u64;
+        while content.len() < wanted {
+            content.push_str(&format!(
+                "{number:07} the quick brown fox jumps over the lazy dog\n"
+            ));
+            number += 1;
+        }
+        content.truncate(wanted);
         ToolOutput::ok(content).with_metadata(json!({"chars": chars}))
     }
 }
@@ -224,6 +229,12 @@ impl AgentTool for CommandTool {
     }
     fn parameters(&self) -> Value {
         json!({"type": "object", "properties": {"command": {"type": "string"}}})
+    }
+    fn shell_command(&self, arguments: &Value) -> Option<String> {
+        arguments
+            .get("command")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
     fn effect(&self, _arguments: &Value) -> ToolEffect {
         ToolEffect::Command

@@ -113,6 +113,13 @@ pub struct ToolContext {
     pub subagents: Option<crate::subagent::SubagentLauncher>,
 }
 
+impl ToolContext {
+    /// The folders this call's session may use (see [`crate::security::Sandbox`]).
+    pub fn sandbox(&self) -> crate::security::Sandbox {
+        self.services.sandbox(&self.session_id)
+    }
+}
+
 /// The tool contract of the seed: name, description, JSON Schema, execution and flags.
 #[async_trait]
 pub trait AgentTool: Send + Sync {
@@ -149,6 +156,20 @@ pub trait AgentTool: Send + Sync {
     fn permission_subject(&self, _arguments: &serde_json::Value) -> Option<String> {
         None
     }
+    /// The shell command line this call runs, if it runs one: permission rules then
+    /// match each part of it (see [`crate::security::shell`]).
+    fn shell_command(&self, _arguments: &serde_json::Value) -> Option<String> {
+        None
+    }
+    /// Why this call must be asked every time, whatever the mode and the grants (a write
+    /// that can make code run later). Resolved against the call's sandbox.
+    fn always_ask(
+        &self,
+        _arguments: &serde_json::Value,
+        _sandbox: &crate::security::Sandbox,
+    ) -> Option<String> {
+        None
+    }
     async fn execute_with_progress(
         &self,
         arguments: serde_json::Value,
@@ -175,6 +196,15 @@ pub trait TypedTool: Send + Sync + 'static {
     const EFFECT: Option<crate::permissions::ToolEffect> = None;
 
     async fn run(&self, args: Self::Args, context: &ToolContext) -> ToolOutput;
+
+    /// See [`AgentTool::always_ask`].
+    fn always_ask(
+        &self,
+        _arguments: &serde_json::Value,
+        _sandbox: &crate::security::Sandbox,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// The schema of `T` as a tool's `parameters`, without the `$schema`/`title` keys that
@@ -214,6 +244,13 @@ impl<T: TypedTool> AgentTool for T {
             None if self.is_concurrency_safe(arguments) => crate::permissions::ToolEffect::Read,
             None => crate::permissions::ToolEffect::Write,
         }
+    }
+    fn always_ask(
+        &self,
+        arguments: &serde_json::Value,
+        sandbox: &crate::security::Sandbox,
+    ) -> Option<String> {
+        TypedTool::always_ask(self, arguments, sandbox)
     }
     async fn execute(&self, arguments: serde_json::Value, context: &ToolContext) -> ToolOutput {
         match serde_json::from_value::<T::Args>(arguments) {

@@ -17,4 +17,5 @@ mod suite {
     mod query_target;
     mod replay;
     mod resilience;
+    mod security;
 }

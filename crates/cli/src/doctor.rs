@@ -28,6 +28,26 @@ pub async fn run(settings: &Settings) -> anyhow::Result<ExitCode> {
     for (name, value, source) in settings.describe() {
         println!("  {name:<20} {value}  [{source}]");
     }
+    println!("\nSafety");
+    match (&settings.workspace, &settings.workspace_problem) {
+        (Some(folder), _) => println!("  workspace  {}", folder.display()),
+        (None, Some(problem)) => println!(
+            "  workspace  none ({problem}): file tools reach only the library; run_bash is off"
+        ),
+        (None, None) => {
+            println!("  workspace  none: file tools reach only the library; run_bash is off")
+        }
+    }
+    let confinement = asterism_agent::security::confine::confinement();
+    println!(
+        "  run_bash   {}{}",
+        if confinement.is_enforced() {
+            ""
+        } else {
+            "WARNING: "
+        },
+        confinement.describe()
+    );
     println!("\nDatabase");
     let mut healthy = true;
     match Store::open_in_dir(&settings.data_dir).await {

@@ -32,6 +32,10 @@ use tokio_util::sync::CancellationToken;
     about = "A research agent for astronomers: NASA ADS, arXiv, CDS Sesame and your own paper library"
 )]
 struct Cli {
+    /// The folder the agent's file tools and shell may use (default: the working
+    /// directory, unless it is / or your home folder: then there is none).
+    #[arg(long, global = true, value_name = "DIR", env = "ASTERISM_WORKSPACE")]
+    workspace: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -54,8 +58,10 @@ enum Command {
         /// Model calls before the run stops (default ASTERISM_MAX_STEPS).
         #[arg(long)]
         max_steps: Option<u32>,
-        /// Let a tool run without asking, e.g. `--allow run_bash` or
-        /// `--allow "run_bash(git status*)"`. Repeatable.
+        /// Let a tool run without asking, e.g. `--allow file_write`, `--allow run_bash`
+        /// (every command), `--allow "run_bash(git status)"` (commands starting with
+        /// those words; each part of a compound command must be allowed) or
+        /// `--allow "run_bash(=make test)"` (exactly that command). Repeatable.
         #[arg(long = "allow", value_name = "RULE")]
         allow: Vec<String>,
         /// default (ask before writes and commands), read-only, accept-edits or bypass.
@@ -167,6 +173,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut settings = Settings::load().context("reading the configuration")?;
+    choose_workspace(&mut settings, cli.workspace)?;
     match cli.command {
         Command::Ask {
             question,
@@ -211,6 +218,21 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The CLI's workspace: `--workspace` (or `ASTERISM_WORKSPACE`), else the working
+/// directory. A folder given explicitly must be usable; the working directory may be `/`
+/// or the home folder, and then there is no workspace (said once, by `ask`).
+fn choose_workspace(
+    settings: &mut Settings,
+    explicit: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
+    let given = explicit.is_some();
+    settings.set_workspace(explicit.or_else(|| std::env::current_dir().ok()));
+    if given && let Some(problem) = &settings.workspace_problem {
+        anyhow::bail!("--workspace: {problem}");
+    }
+    Ok(())
+}
+
 struct AskOptions {
     session: Option<String>,
     json: bool,
@@ -232,6 +254,11 @@ async fn ask(
         mode,
     } = options;
     anyhow::ensure!(!question.trim().is_empty(), "the question is empty");
+    if let Some(problem) = &settings.workspace_problem {
+        eprintln!(
+            "note: no workspace ({problem}); the agent's file tools reach only the library, and run_bash is off. Start asterism in a project folder or pass --workspace DIR."
+        );
+    }
     let services = bootstrap::open_services(settings).await?;
     if let Some(session) = &session {
         services

@@ -5,22 +5,66 @@ use std::sync::Arc;
 
 use asterism_agent::permissions::{PermissionAnswer, PermissionBroker};
 use asterism_agent::questions::QuestionBroker;
-use asterism_protocol::AgentEvent;
+use asterism_protocol::{AgentEvent, GrantKind, PermissionGrant};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// What the user typed, as an answer: y = once, s = this session, a = always, n = no
-/// (anything after `n` is the reason the model sees).
-pub fn parse_answer(line: &str) -> PermissionAnswer {
+/// (anything after `n` is the reason the model sees). `s2`/`a2` pick the second of the
+/// offered grants (e.g. commands starting with a prefix instead of the exact command);
+/// `s`/`a` where nothing may be granted beyond once is a no.
+pub fn parse_answer(line: &str, grants: &[PermissionGrant]) -> PermissionAnswer {
     let line = line.trim();
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-    match word.to_lowercase().as_str() {
-        "y" | "yes" | "o" | "once" => PermissionAnswer::AllowOnce,
-        "s" | "session" => PermissionAnswer::AllowSession,
-        "a" | "always" => PermissionAnswer::AllowAlways,
+    let word = word.to_lowercase();
+    let (letters, number) = word.split_at(
+        word.find(|c: char| c.is_ascii_digit())
+            .unwrap_or(word.len()),
+    );
+    let picked = match number.parse::<usize>() {
+        Ok(n) => n.checked_sub(1).and_then(|index| grants.get(index)),
+        Err(_) => grants.first(),
+    };
+    let rule = picked.map(|grant| grant.rule.clone());
+    match (letters, &rule) {
+        ("y" | "yes" | "o" | "once", _) => PermissionAnswer::AllowOnce,
+        ("s" | "session", Some(_)) => PermissionAnswer::AllowSession { rule },
+        ("a" | "always", Some(_)) => PermissionAnswer::AllowAlways { rule },
         _ => PermissionAnswer::Deny {
             reason: Some(rest.trim().to_string()).filter(|reason| !reason.is_empty()),
         },
     }
+}
+
+/// The question shown for a permission request.
+fn permission_prompt(
+    tool: &str,
+    arguments: &serde_json::Value,
+    reason: &str,
+    grants: &[PermissionGrant],
+) -> String {
+    let mut prompt = format!("\nAsterism wants to run {tool} {arguments}\n  because: {reason}\n");
+    if grants.is_empty() {
+        prompt.push_str("  allow? [y] once  [n] no (n REASON tells the model why): ");
+        return prompt;
+    }
+    if grants.len() > 1 {
+        prompt.push_str("  [s]/[a] grant, for this session or always:\n");
+        for (index, grant) in grants.iter().enumerate() {
+            let what = match grant.kind {
+                GrantKind::Exact => format!("exactly `{}`", grant.text),
+                GrantKind::Prefix => format!("commands starting with `{}`", grant.text),
+                GrantKind::Tool => format!("every {} call", grant.text),
+            };
+            prompt.push_str(&format!(
+                "    {}{what}\n",
+                if index == 0 { "s/a:  " } else { "s2/a2: " }
+            ));
+        }
+    }
+    prompt.push_str(
+        "  allow? [y] once  [s] this session  [a] always  [n] no (n REASON tells the model why): ",
+    );
+    prompt
 }
 
 /// What the user typed for a question with options: a number picks that option,
@@ -66,16 +110,15 @@ pub async fn answer_requests(
                 tool,
                 arguments,
                 reason,
+                grants,
                 ..
             } => {
                 if !broker.waiting().contains(&request_id) {
                     continue;
                 }
-                let line = read_answer(format!(
-                    "\nAsterism wants to run {tool} {arguments}\n  because: {reason}\n  allow? [y] once  [s] this session  [a] always  [n] no (n REASON tells the model why): "
-                ))
-                .await;
-                broker.answer(&request_id, parse_answer(&line));
+                let line =
+                    read_answer(permission_prompt(&tool, &arguments, &reason, &grants)).await;
+                broker.answer(&request_id, parse_answer(&line, &grants));
             }
             AgentEvent::AskUser {
                 request_id,
@@ -106,8 +149,18 @@ pub async fn answer_requests(
 mod tests {
     use super::*;
 
+    fn grant(kind: GrantKind, rule: &str) -> PermissionGrant {
+        PermissionGrant {
+            kind,
+            rule: rule.into(),
+            text: rule.into(),
+        }
+    }
+
     #[test]
     fn answers_parse() {
+        let tool = [grant(GrantKind::Tool, "file_write")];
+        let parse_answer = |line: &str| super::parse_answer(line, &tool);
         assert_eq!(parse_answer("y\n"), PermissionAnswer::AllowOnce);
         let options = vec!["NGC 1068".to_string(), "M 77".to_string()];
         assert_eq!(parse_choice("2\n", &options), "M 77");
@@ -116,8 +169,18 @@ mod tests {
             parse_choice(" the Seyfert 2 one ", &options),
             "the Seyfert 2 one"
         );
-        assert_eq!(parse_answer("S"), PermissionAnswer::AllowSession);
-        assert_eq!(parse_answer("always"), PermissionAnswer::AllowAlways);
+        assert_eq!(
+            parse_answer("S"),
+            PermissionAnswer::AllowSession {
+                rule: Some("file_write".into())
+            }
+        );
+        assert_eq!(
+            parse_answer("always"),
+            PermissionAnswer::AllowAlways {
+                rule: Some("file_write".into())
+            }
+        );
         assert_eq!(
             parse_answer("n use the library first"),
             PermissionAnswer::Deny {
@@ -125,5 +188,34 @@ mod tests {
             }
         );
         assert_eq!(parse_answer(""), PermissionAnswer::Deny { reason: None });
+    }
+
+    #[test]
+    fn a_shell_command_grant_is_picked_by_number_and_once_only_requests_grant_nothing_more() {
+        let shell = [
+            grant(GrantKind::Exact, "run_bash(=git status --short)"),
+            grant(GrantKind::Prefix, "run_bash(git status)"),
+        ];
+        assert_eq!(
+            super::parse_answer("s", &shell),
+            PermissionAnswer::AllowSession {
+                rule: Some("run_bash(=git status --short)".into())
+            }
+        );
+        assert_eq!(
+            super::parse_answer("a2", &shell),
+            PermissionAnswer::AllowAlways {
+                rule: Some("run_bash(git status)".into())
+            }
+        );
+        assert_eq!(
+            super::parse_answer("s9", &shell),
+            PermissionAnswer::Deny { reason: None }
+        );
+        assert_eq!(
+            super::parse_answer("a", &[]),
+            PermissionAnswer::Deny { reason: None }
+        );
+        assert_eq!(super::parse_answer("y", &[]), PermissionAnswer::AllowOnce);
     }
 }

@@ -175,7 +175,13 @@ impl ChatModel for OpenAiClient {
         let status = response.status();
         if !status.is_success() {
             let retry = retry_after(response.headers());
-            let body = response.text().await.unwrap_or_default();
+            let mut body = response.text().await.unwrap_or_default();
+            // Providers echo the key they refused; it must not reach logs or events.
+            if let Some(key) = self.config.api_key.as_deref().filter(|key| key.len() >= 8)
+                && body.contains(key)
+            {
+                body = body.replace(key, "***");
+            }
             return Err(LlmError::from_status(status.as_u16(), &body, retry));
         }
         let (sender, receiver) = mpsc::channel(256);

@@ -36,6 +36,30 @@ pub enum RunFinishReason {
     Failed,
 }
 
+/// What kind of rule a permission grant adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum GrantKind {
+    /// Every call of the tool.
+    Tool,
+    /// This exact shell command, nothing appended.
+    Exact,
+    /// Shell commands whose first words are `text`.
+    Prefix,
+}
+
+/// One way the user may answer "allow for this session" or "always".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionGrant {
+    pub kind: GrantKind,
+    /// The rule added, as `--allow` takes it: `file_write`, `run_bash(=git status)`,
+    /// `run_bash(git status)`.
+    pub rule: String,
+    /// What it covers, to show: the tool name, the command, or the prefix.
+    pub text: String,
+}
+
 /// Everything the agent does, as it happens. One enum for the desktop app (through a
 /// Tauri channel), the CLI (`--json` prints one per line) and tests.
 ///
@@ -105,6 +129,11 @@ pub enum AgentEvent {
         #[specta(type = crate::JsonValue)]
         arguments: serde_json::Value,
         reason: String,
+        /// What "allow for this session" and "always" may grant, narrowest first (the
+        /// first is the default). Empty when only "once" may be given (a write that can
+        /// run code later, such as `hooks.json` or `.git/hooks/`).
+        #[serde(default)]
+        grants: Vec<PermissionGrant>,
     },
     /// The agent asks the user a question and waits for the answer.
     AskUser {

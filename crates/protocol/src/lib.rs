@@ -12,7 +12,7 @@ mod session;
 mod target;
 mod timeline;
 
-pub use event::{AgentEvent, RunFinishReason, TokenUsage};
+pub use event::{AgentEvent, GrantKind, PermissionGrant, RunFinishReason, TokenUsage};
 pub use json::JsonValue;
 pub use paper::{LocalStatus, PaperRecord};
 pub use session::SessionSummary;

@@ -60,6 +60,53 @@ pub enum StoreError {
     },
 }
 
+/// Owner-only folders and files.
+mod private {
+    use std::path::Path;
+
+    pub fn create_dir(path: &Path) -> std::io::Result<()> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder.create(path)
+    }
+
+    /// Creates an empty file with mode 0600 unless it exists.
+    pub fn create_file(path: &Path) -> std::io::Result<()> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(path) {
+            Ok(_) => Ok(()),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
+    #[cfg(unix)]
+    pub fn restrict(path: &Path, mode: u32) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let current = std::fs::metadata(path)?.permissions().mode() & 0o777;
+        if current & !mode != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(current & mode))?;
+        }
+        Ok(())
+    }
+
+    #[cfg(not(unix))]
+    pub fn restrict(_path: &Path, _mode: u32) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// The database: a cheap-to-clone handle over one connection pool.
@@ -69,13 +116,25 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) `asterism.db` in `data_dir` and migrates it.
+    /// Opens (creating if needed) `asterism.db` in `data_dir` and migrates it. The data
+    /// directory is made owner-only (0700) and the database file 0600 (SQLite gives its
+    /// WAL and shared-memory files the database's mode), also when they already exist.
     pub async fn open_in_dir(data_dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
+        let io = |source| StoreError::DataDir {
             path: data_dir.to_path_buf(),
             source,
-        })?;
-        Self::open(&data_dir.join(DATABASE_FILE)).await
+        };
+        private::create_dir(data_dir).map_err(io)?;
+        private::restrict(data_dir, 0o700).map_err(io)?;
+        let database = data_dir.join(DATABASE_FILE);
+        private::create_file(&database).map_err(io)?;
+        for suffix in ["", "-wal", "-shm"] {
+            let path = data_dir.join(format!("{DATABASE_FILE}{suffix}"));
+            if path.exists() {
+                private::restrict(&path, 0o600).map_err(io)?;
+            }
+        }
+        Self::open(&database).await
     }
 
     /// Opens (creating if needed) the database file at `path` and migrates it.

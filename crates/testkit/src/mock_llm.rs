@@ -225,6 +225,49 @@ fn answered_tool_call_ids(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Fills `{{last_result:NAME}}` in a turn's tool-call arguments with the value of
+/// `NAME="…"` in the last tool result of the request, as a model copies a path it was
+/// just shown (the persisted-output stub's `path`, say).
+fn copy_from_last_result(mut turn: Turn, body: &Value) -> Turn {
+    let last_result = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|messages| {
+            messages
+                .iter()
+                .rev()
+                .find(|message| message.get("role").and_then(Value::as_str) == Some("tool"))
+        })
+        .and_then(|message| message.get("content").and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_string();
+    for call in &mut turn.tool_calls {
+        let text = call.arguments.to_string();
+        if !text.contains("{{last_result:") {
+            continue;
+        }
+        let mut filled = text.clone();
+        while let Some(start) = filled.find("{{last_result:") {
+            let Some(length) = filled[start..].find("}}") else {
+                break;
+            };
+            let name = filled[start + "{{last_result:".len()..start + length].to_string();
+            let needle = format!("{name}=\"");
+            let value = last_result
+                .find(&needle)
+                .map(|at| &last_result[at + needle.len()..])
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_default()
+                .to_string();
+            filled.replace_range(start..start + length + 2, &value);
+        }
+        if let Ok(arguments) = serde_json::from_str(&filled) {
+            call.arguments = arguments;
+        }
+    }
+    turn
+}
+
 async fn chat_completions(
     State(state): State<Arc<Mutex<MockState>>>,
     headers: axum::http::HeaderMap,
@@ -324,6 +367,7 @@ async fn chat_completions(
     if let Some(violation) = violation {
         return error_response(StatusCode::BAD_REQUEST, &format!("mock model: {violation}"));
     }
+    let turn = turn.map(|turn| copy_from_last_result(turn, &body));
     let Some(turn) = turn else {
         return error_response(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -139,7 +139,9 @@ async fn decide_and_execute(
     let mut decision = "allow";
 
     // Permissions, then PreToolUse hooks (which may demand permission too).
-    let mut ask_reason = match shared.permissions.check(tool.as_ref(), &arguments) {
+    let sandbox = context.sandbox();
+    let always = tool.always_ask(&arguments, &sandbox);
+    let mut ask = match shared.permissions.check(tool.as_ref(), &arguments, always) {
         Decision::Allow => None,
         Decision::Deny { reason } => {
             return (
@@ -149,7 +151,7 @@ async fn decide_and_execute(
                 arguments,
             );
         }
-        Decision::Ask { reason } => Some(reason),
+        Decision::Ask { reason, grants } => Some((reason, grants)),
     };
     let mut hook_context = Vec::new();
     if !shared.hooks.is_empty() {
@@ -178,7 +180,8 @@ async fn decide_and_execute(
         if let Some(mutated) = verdict.arguments {
             // What a hook changed is checked again: a hook cannot produce a call the
             // rules refuse.
-            match shared.permissions.check(tool.as_ref(), &mutated) {
+            let always = tool.always_ask(&mutated, &sandbox);
+            match shared.permissions.check(tool.as_ref(), &mutated, always) {
                 Decision::Deny { reason } => {
                     return (
                         ToolOutput::error(format!(
@@ -190,19 +193,26 @@ async fn decide_and_execute(
                         mutated,
                     );
                 }
-                Decision::Ask { reason } => {
-                    ask_reason.get_or_insert(reason);
-                }
+                // The changed call is the one asked about.
+                Decision::Ask { reason, grants } => ask = Some((reason, grants)),
                 Decision::Allow => {}
             }
             arguments = mutated;
         }
         hook_context = verdict.context;
         if let Some(reason) = verdict.permission_required {
-            ask_reason.get_or_insert(reason);
+            let line = tool
+                .shell_command(&arguments)
+                .map(|command| crate::security::shell::analyse(&command));
+            ask.get_or_insert_with(|| {
+                (
+                    reason,
+                    crate::permissions::offered_grants(&call.name, line.as_ref()),
+                )
+            });
         }
     }
-    if let Some(reason) = ask_reason {
+    if let Some((mut reason, grants)) = ask {
         if context.silent {
             return (
                 ToolOutput::error(format!(
@@ -214,6 +224,12 @@ async fn decide_and_execute(
                 arguments,
             );
         }
+        if tool.shell_command(&arguments).is_some() {
+            reason.push_str(&format!(
+                " ({})",
+                crate::security::confine::confinement().describe()
+            ));
+        }
         match shared
             .broker
             .ask(
@@ -222,13 +238,14 @@ async fn decide_and_execute(
                 &call.name,
                 &arguments,
                 &reason,
+                &grants,
                 &context.cancel,
             )
             .await
         {
             PermissionAnswer::AllowOnce => {}
-            PermissionAnswer::AllowSession => allow_tool(shared, &call.name, false).await,
-            PermissionAnswer::AllowAlways => allow_tool(shared, &call.name, true).await,
+            PermissionAnswer::AllowSession { rule } => grant(shared, &grants, rule, false).await,
+            PermissionAnswer::AllowAlways { rule } => grant(shared, &grants, rule, true).await,
             PermissionAnswer::NoAnswer { reason } => {
                 return (
                     ToolOutput::error(format!(
@@ -267,11 +284,13 @@ async fn decide_and_execute(
     if output.is_error && tool.causes_sibling_abort() && outcome == "error" {
         sibling_abort.cancel();
     }
+    let scrubber = &context.services.scrubber;
+    let output = scrub_output(output, scrubber);
     let mut output = persist_if_oversized(
         output,
         &call.tool_call_id,
         shared.config.max_output_chars,
-        &context.services.data_dir,
+        &crate::security::tool_output_dir(&context.services.data_dir, &context.session_id),
     )
     .await;
     if !shared.hooks.is_empty() {
@@ -292,19 +311,33 @@ async fn decide_and_execute(
             notice(shared, step, "hook", error.to_string());
         }
         if let Some(replaced) = replaced {
-            output.content = replaced;
+            output.content = scrubber.text(&replaced);
         }
     }
     for extra in hook_context {
         output.content.push_str("\n\n[context from a hook] ");
-        output.content.push_str(&extra);
+        output.content.push_str(&scrubber.text(&extra));
     }
     (output, outcome, decision, arguments)
 }
 
-/// Grants a tool for the session, and for good when `always` (stored as a rule).
-async fn allow_tool(shared: &ExecutorShared, tool: &str, always: bool) {
-    let Ok(rule) = Rule::parse(RuleDecision::Allow, tool) else {
+/// Grants what the user picked among the offered grants (the first when none was named)
+/// for the session, and for good when `always` (stored as a rule). A rule that was not
+/// offered is ignored: the answer cannot widen what the card showed.
+async fn grant(
+    shared: &ExecutorShared,
+    offered: &[asterism_protocol::PermissionGrant],
+    picked: Option<String>,
+    always: bool,
+) {
+    let chosen = match &picked {
+        Some(rule) => offered.iter().find(|grant| grant.rule == *rule),
+        None => offered.first(),
+    };
+    let Some(chosen) = chosen else {
+        return;
+    };
+    let Ok(rule) = Rule::parse(RuleDecision::Allow, &chosen.rule) else {
         return;
     };
     shared.permissions.add_session_rule(rule);
@@ -313,11 +346,20 @@ async fn allow_tool(shared: &ExecutorShared, tool: &str, always: bool) {
             .context
             .services
             .store
-            .add_permission_rule(tool, RuleDecision::Allow.as_str())
+            .add_permission_rule(&chosen.rule, RuleDecision::Allow.as_str())
             .await
     {
         tracing::warn!(%error, "could not store the permission rule");
     }
+}
+
+/// A tool's output with every secret value and private key replaced.
+fn scrub_output(mut output: ToolOutput, scrubber: &crate::security::Scrubber) -> ToolOutput {
+    scrubber.in_place(&mut output.content);
+    if !output.metadata.is_null() {
+        output.metadata = scrubber.json(&output.metadata);
+    }
+    output
 }
 
 /// Runs a tool on its own task (a panic becomes an error result) under the timeout;
@@ -388,13 +430,14 @@ fn panic_message(error: tokio::task::JoinError) -> String {
         .unwrap_or_else(|| "panic".into())
 }
 
-/// Output over `max_chars` is written once to `{data_dir}/tool-results/{id}.txt` and
-/// replaced by a stub naming the file, with a preview.
+/// Output over `max_chars` is written to the session's own tool-output folder (inside
+/// the sandbox, so `read_file` reads it back) under a name of its own, and replaced by a
+/// stub naming the file, with a preview.
 pub(super) async fn persist_if_oversized(
     output: ToolOutput,
     tool_call_id: &str,
     max_chars: usize,
-    data_dir: &Path,
+    folder: &Path,
 ) -> ToolOutput {
     let total_chars = output.content.chars().count();
     if total_chars <= max_chars {
@@ -403,31 +446,16 @@ pub(super) async fn persist_if_oversized(
     let safe_id: String = tool_call_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .take(64)
         .collect();
-    let folder = data_dir.join("tool-results");
-    let path = folder.join(format!("{safe_id}.txt"));
-    let written = async {
-        tokio::fs::create_dir_all(&folder).await?;
-        match tokio::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .await
-        {
-            Ok(mut file) => {
-                use tokio::io::AsyncWriteExt;
-                file.write_all(output.content.as_bytes()).await?;
-                file.flush().await
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-            Err(error) => Err(error),
-        }
-    }
-    .await;
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    let path = folder.join(format!("{safe_id}-{}.txt", &unique[..12]));
+    let written = write_private(folder, &path, output.content.as_bytes()).await;
     let preview: String = output.content.chars().take(max_chars.min(1500)).collect();
+    let total_lines = output.content.lines().count();
     let content = match written {
         Ok(()) => format!(
-            "<persisted-output path=\"{}\" chars=\"{total_chars}\">\n{preview}\n…\n</persisted-output>\nThe full output ({total_chars} characters) is in the file above.",
+            "<persisted-output path=\"{}\" chars=\"{total_chars}\" lines=\"{total_lines}\">\n{preview}\n…\n</persisted-output>\nThe full output ({total_chars} characters, {total_lines} lines) is in the file above: read the rest with read_file on that path (offset and limit for a range).",
             path.display()
         ),
         Err(error) => format!(
@@ -446,6 +474,19 @@ pub(super) async fn persist_if_oversized(
         is_error: output.is_error,
         metadata,
     }
+}
+
+/// Creates `folder` (owner-only) and writes a new owner-only file.
+async fn write_private(folder: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    crate::security::files::create_private_dir(folder)?;
+    let mut options = tokio::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let mut file = options.open(path).await?;
+    use tokio::io::AsyncWriteExt;
+    file.write_all(bytes).await?;
+    file.flush().await
 }
 
 /// Secrets never reach the audit log: values of keys that look like credentials are

@@ -38,6 +38,7 @@ impl AgentRuntime {
         sink: Arc<dyn EventSink>,
         cancel: CancellationToken,
     ) -> Result<SubagentReport, StoreError> {
+        let sink = crate::security::ScrubbingSink::wrap(sink, &self.services.scrubber);
         let store = &self.services.store;
         store.session(session_id).await?;
         let transcript = transcript(&store.messages(session_id).await?);
@@ -58,7 +59,7 @@ impl AgentRuntime {
         let mut extractor = self.clone();
         extractor.registry = Arc::new(registry);
 
-        let persister = Persister::start(store.clone());
+        let persister = Persister::start(store.clone(), self.services.scrubber.clone());
         let run = Run {
             rows: RowScope {
                 session_id: session_id.to_string(),

@@ -55,12 +55,13 @@ impl TypedTool for BgTaskRunTool {
         }
         // The rules that govern the tool govern it in the background too; nobody can be
         // asked from there.
-        match context.rules.check(tool.as_ref(), &args.arguments) {
+        let always = tool.always_ask(&args.arguments, &context.sandbox());
+        match context.rules.check(tool.as_ref(), &args.arguments, always) {
             Decision::Allow => {}
             Decision::Deny { reason } => {
                 return ToolOutput::error(format!("Permission denied for {name}: {reason}."));
             }
-            Decision::Ask { reason } => {
+            Decision::Ask { reason, .. } => {
                 return ToolOutput::error(format!(
                     "{name} needs the user's permission ({reason}); call it directly instead of in the background."
                 ));

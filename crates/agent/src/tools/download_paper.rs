@@ -104,7 +104,7 @@ impl AgentTool for DownloadPaperTool {
     }
     /// Writes into the library, which the user expects the agent to do: no question.
     fn effect(&self, _arguments: &serde_json::Value) -> crate::permissions::ToolEffect {
-        crate::permissions::ToolEffect::Read
+        crate::permissions::ToolEffect::Record
     }
     async fn execute(&self, arguments: serde_json::Value, context: &ToolContext) -> ToolOutput {
         self.download(arguments, context, None).await

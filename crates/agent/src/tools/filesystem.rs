@@ -8,7 +8,7 @@ mod grep;
 mod read;
 mod write;
 
-pub use bash::RunBashTool;
+pub use bash::{ENV_ALLOWLIST, RunBashTool, allowlisted_environment};
 pub use glob::GlobFilesTool;
 pub use grep::GrepFilesTool;
 pub use read::{FILE_UNCHANGED_STUB, FileStateCache, ReadFileTool};

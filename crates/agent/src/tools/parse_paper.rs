@@ -29,7 +29,7 @@ impl TypedTool for ParsePaperTool {
         run download_paper first). Lists the sections found. Then read it with get_paper_content.";
     const SIBLING_ABORT: bool = true;
     /// Writes only into the library, which the user expects the agent to do.
-    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Read);
+    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Record);
 
     async fn run(&self, args: ParsePaperArgs, context: &ToolContext) -> ToolOutput {
         let services = &context.services;

@@ -6,6 +6,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use asterism_protocol::{GrantKind, PermissionGrant};
+
 use crate::permissions::{PermissionAnswer, Rule, RuleDecision};
 use crate::{ToolContext, ToolOutput, TypedTool};
 
@@ -73,15 +75,20 @@ impl TypedTool for RequestPermissionTool {
                 &args.tool,
                 &arguments,
                 &reason,
+                &[PermissionGrant {
+                    kind: GrantKind::Tool,
+                    rule: rule.text.clone(),
+                    text: rule.text.clone(),
+                }],
                 &context.cancel,
             )
             .await
         {
-            PermissionAnswer::AllowOnce | PermissionAnswer::AllowSession => {
+            PermissionAnswer::AllowOnce | PermissionAnswer::AllowSession { .. } => {
                 gate.grant(rule.clone());
                 ToolOutput::ok(format!("Granted for this session: {}", rule.text))
             }
-            PermissionAnswer::AllowAlways => {
+            PermissionAnswer::AllowAlways { .. } => {
                 gate.grant(rule.clone());
                 if let Err(error) = context
                     .services

@@ -39,7 +39,7 @@ impl TypedTool for SaveMemoryTool {
         not transient state, not code, not something already remembered.";
     const INTERRUPT: InterruptBehavior = InterruptBehavior::Block;
     /// The agent's own notes: no question to the user.
-    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Read);
+    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Record);
 
     async fn run(&self, args: SaveMemoryArgs, context: &ToolContext) -> ToolOutput {
         let store = &context.services.store;

@@ -35,7 +35,7 @@ impl TypedTool for SaveNoteTool {
     const DESCRIPTION: &'static str = "Save a note on a library paper: a page, the quoted passage and a comment \
         (e.g. a key number and why it matters). The user sees it with the paper; notes are searchable.";
     const INTERRUPT: InterruptBehavior = InterruptBehavior::Block;
-    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Read);
+    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Record);
 
     async fn run(&self, args: SaveNoteArgs, context: &ToolContext) -> ToolOutput {
         if args.comment.trim().is_empty()

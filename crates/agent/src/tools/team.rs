@@ -39,7 +39,7 @@ impl TypedTool for SpawnTeammateTool {
         (this call returns at once) and talks to the team through inboxes. Its final report arrives in your \
         inbox (check_team_inbox). Use it for independent parts of a larger job.";
     const INTERRUPT: InterruptBehavior = InterruptBehavior::Block;
-    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Read);
+    const EFFECT: Option<ToolEffect> = Some(ToolEffect::Record);
 
     async fn run(&self, args: SpawnTeammateArgs, context: &ToolContext) -> ToolOutput {
         let Some(launcher) = &context.subagents else {

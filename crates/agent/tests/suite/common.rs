@@ -14,6 +14,17 @@ use asterism_store::Store;
 use asterism_testkit::{FixtureServer, MockLlm, Script, ScriptedToolCall, Turn, all_routes};
 use tokio_util::sync::CancellationToken;
 
+/// What a harness is set up with beyond the script.
+#[derive(Default)]
+pub struct Setup {
+    /// The workspace of the file tools (`None`: no workspace).
+    pub workspace: Option<std::path::PathBuf>,
+    /// Configured secret values (scrubbed from everything).
+    pub secrets: Vec<String>,
+    /// The API key sent to the scripted model (default `test-key`).
+    pub model_key: Option<String>,
+}
+
 /// A runtime wired to a scripted model and the Sesame fixture server, on a temp dir.
 pub struct Harness {
     pub _dir: tempfile::TempDir,
@@ -71,6 +82,21 @@ impl Harness {
         config: AgentConfig,
         sesame_timeout: Duration,
         make_registry: impl FnOnce(&Services) -> ToolRegistry,
+    ) -> Self {
+        let setup = Setup {
+            workspace: Some(env!("CARGO_MANIFEST_DIR").into()),
+            ..Setup::default()
+        };
+        Self::start_full(turns, config, sesame_timeout, make_registry, setup).await
+    }
+
+    /// A harness with its own workspace, configured secrets and model key.
+    pub async fn start_full(
+        turns: Vec<Turn>,
+        config: AgentConfig,
+        sesame_timeout: Duration,
+        make_registry: impl FnOnce(&Services) -> ToolRegistry,
+        setup: Setup,
     ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mock = MockLlm::start(Script {
@@ -139,9 +165,12 @@ impl Harness {
             file_state: Default::default(),
             background: Default::default(),
             team: asterism_agent::team::TeamManager::new(dir.path()),
+            workspace: setup.workspace,
+            scrubber: asterism_agent::security::Scrubber::new(setup.secrets.clone()),
+            shell_network: false,
         });
-        let mut model_config =
-            OpenAiConfig::new(mock.base_url(), Some("test-key".into()), "scripted-model");
+        let key = setup.model_key.unwrap_or_else(|| "test-key".into());
+        let mut model_config = OpenAiConfig::new(mock.base_url(), Some(key), "scripted-model");
         model_config.idle_timeout = Duration::from_secs(2);
         let client: Arc<dyn ChatModel> = Arc::new(OpenAiClient::new(model_config).unwrap());
         let fast = RetryPolicy {

@@ -182,7 +182,9 @@ async fn a_10_mb_output_goes_to_a_file_and_the_model_gets_a_stub() {
     );
     assert!(output.len() < 5_000);
     let path = metadata["persistedPath"].as_str().unwrap();
-    assert!(path.ends_with("tool-results/big.txt"));
+    let folder = asterism_agent::security::tool_output_dir(harness.data_dir(), &outcome.session_id);
+    assert!(path.starts_with(folder.to_str().unwrap()), "{path}");
+    assert!(path.contains("/big-") && path.ends_with(".txt"), "{path}");
     assert_eq!(std::fs::metadata(path).unwrap().len(), 10_000_000);
     let sent = tool_messages(&harness.mock.requests()[1].body);
     assert!(sent[0].1.len() < 5_000);

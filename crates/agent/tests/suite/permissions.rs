@@ -101,7 +101,12 @@ async fn allow_for_the_session_asks_once() {
         answer(),
     ];
     let harness = harness(turns).await;
-    let (first, events) = run_answering(&harness, None, PermissionAnswer::AllowSession).await;
+    let (first, events) = run_answering(
+        &harness,
+        None,
+        PermissionAnswer::AllowSession { rule: None },
+    )
+    .await;
     assert_eq!(requests(&events), 1);
     let request = events
         .iter()
@@ -153,7 +158,7 @@ async fn a_denial_reaches_the_model_with_its_reason() {
 #[tokio::test]
 async fn allow_always_is_stored_as_a_rule() {
     let harness = harness(vec![write_turn("a", "notes/a.md"), answer()]).await;
-    run_answering(&harness, None, PermissionAnswer::AllowAlways).await;
+    run_answering(&harness, None, PermissionAnswer::AllowAlways { rule: None }).await;
     assert_eq!(
         harness.store.permission_rules().await.unwrap(),
         [("write_note".to_string(), "allow".to_string())]
@@ -230,7 +235,12 @@ async fn the_agent_can_request_a_permission_it_lacks_with_its_reason() {
         answer(),
     ];
     let harness = harness(turns).await;
-    let (_, events) = run_answering(&harness, None, PermissionAnswer::AllowSession).await;
+    let (_, events) = run_answering(
+        &harness,
+        None,
+        PermissionAnswer::AllowSession { rule: None },
+    )
+    .await;
     let reasons: Vec<String> = events
         .iter()
         .filter_map(|event| match event {

@@ -42,12 +42,23 @@ pub fn normalize(vector: &mut [f32]) {
 
 /// Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, LM Studio,
 /// DashScope's compatible mode).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RemoteEmbedder {
     http: reqwest::Client,
     base_url: String,
     api_key: Option<String>,
     model: String,
+}
+
+/// The key is never printed: `Debug` output ends up in logs and panics.
+impl std::fmt::Debug for RemoteEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteEmbedder")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Deserialize)]

@@ -71,13 +71,24 @@ pub struct AdsQuery {
 }
 
 /// The ADS client. Clones share the rate-limit state.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct AdsClient {
     base_url: String,
     token: Option<String>,
     http: reqwest::Client,
     timeout: Duration,
     rate: Arc<Mutex<Option<AdsRateLimit>>>,
+}
+
+/// The token is never printed: `Debug` output ends up in logs and panics.
+impl std::fmt::Debug for AdsClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdsClient")
+            .field("base_url", &self.base_url)
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
 }
 
 fn header_number(headers: &reqwest::header::HeaderMap, name: &str) -> Option<i64> {

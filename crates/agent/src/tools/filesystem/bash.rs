@@ -1,5 +1,9 @@
-//! `run_bash`: a shell command in a sandbox folder, with a timeout and its output cut
-//! to a size the model can read. Always asks first unless a rule allows it.
+//! `run_bash`: a shell command in the workspace, with a timeout and its output cut to a
+//! size the model can read. Asks first unless a rule allows each part of the command;
+//! runs with a cleared environment (plus [`ENV_ALLOWLIST`]) and, on Linux, under
+//! Landlock: writes only in the workspace and the session's temporary folder (`TMPDIR`),
+//! no network unless
+//! `SHELL_NETWORK` is on (see [`crate::security::confine`]).
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -8,6 +12,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::security::confine::{ShellLimits, spawn_confined};
 use crate::tool::parameters_schema;
 use crate::{AgentTool, InterruptBehavior, ToolContext, ToolOutput};
 
@@ -15,6 +20,28 @@ use crate::{AgentTool, InterruptBehavior, ToolContext, ToolOutput};
 const DEFAULT_TIMEOUT_SECS: u64 = 120;
 const MAX_TIMEOUT_SECS: u64 = 600;
 const MAX_OUTPUT_CHARS: usize = 30_000;
+
+/// The environment variables a shell (and a hook) gets from Asterism's own; every other
+/// variable, API keys included, is left out. `LC_*` are passed too.
+pub const ENV_ALLOWLIST: [&str; 8] = [
+    "PATH", "HOME", "LANG", "TERM", "TZ", "USER", "LOGNAME", "TMPDIR",
+];
+
+/// Clears `command`'s environment and passes on the allowed variables and `extra` names.
+pub fn allowlisted_environment(command: &mut tokio::process::Command, extra: &[String]) {
+    command.env_clear();
+    for (name, value) in std::env::vars_os() {
+        let Some(text) = name.to_str() else {
+            continue;
+        };
+        if ENV_ALLOWLIST.contains(&text)
+            || text.starts_with("LC_")
+            || extra.iter().any(|n| n == text)
+        {
+            command.env(&name, value);
+        }
+    }
+}
 
 /// Run a command.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -24,7 +51,7 @@ pub struct RunBashArgs {
     pub command: String,
     /// Seconds before it is killed (default 120, at most 600).
     pub timeout_secs: Option<u64>,
-    /// The folder to run in (default: the project root).
+    /// The folder to run in (default: the workspace).
     pub cwd: Option<String>,
 }
 
@@ -47,9 +74,10 @@ impl AgentTool for RunBashTool {
         "run_bash"
     }
     fn description(&self) -> &str {
-        "Run a shell command (bash -c) in the project root or another sandbox folder, with a timeout \
-         (default 120 s). Answers the exit code and the output (long output is cut in the middle). Asks \
-         the user first."
+        "Run a shell command (bash -c) in the workspace, with a timeout (default 120 s). Answers the \
+         exit code and the output (long output is cut in the middle). Asks the user first. Runs with a \
+         minimal environment (no API keys) and, on Linux, may write only in the workspace and \
+         $TMPDIR, without network."
     }
     fn parameters(&self) -> serde_json::Value {
         parameters_schema::<RunBashArgs>()
@@ -61,6 +89,9 @@ impl AgentTool for RunBashTool {
         crate::permissions::ToolEffect::Command
     }
     fn permission_subject(&self, arguments: &serde_json::Value) -> Option<String> {
+        self.shell_command(arguments)
+    }
+    fn shell_command(&self, arguments: &serde_json::Value) -> Option<String> {
         arguments
             .get("command")
             .and_then(|command| command.as_str())
@@ -76,7 +107,12 @@ impl AgentTool for RunBashTool {
         if args.command.trim().is_empty() {
             return ToolOutput::error("the command is empty");
         }
-        let sandbox = context.services.sandbox();
+        let sandbox = context.sandbox();
+        let Some(workspace) = sandbox.workspace().map(std::path::Path::to_path_buf) else {
+            return ToolOutput::error(
+                "run_bash needs a workspace folder, and none is set (choose one in Settings, or start asterism with --workspace DIR)",
+            );
+        };
         let cwd = match sandbox.resolve(args.cwd.as_deref().unwrap_or(".")) {
             Ok(cwd) if cwd.is_dir() => cwd,
             Ok(_) => return ToolOutput::error("cwd is not a folder"),
@@ -87,17 +123,29 @@ impl AgentTool for RunBashTool {
                 .unwrap_or(DEFAULT_TIMEOUT_SECS)
                 .clamp(1, MAX_TIMEOUT_SECS),
         );
-        let child = tokio::process::Command::new("bash")
+        let mut command = tokio::process::Command::new("bash");
+        command
             .arg("-c")
             .arg(&args.command)
             .current_dir(&cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn();
-        let child = match child {
-            Ok(child) => child,
+            .kill_on_drop(true);
+        allowlisted_environment(&mut command, &[]);
+        let temp = crate::security::shell_temp_dir(&context.services.data_dir, &context.session_id);
+        if let Err(error) = crate::security::files::create_private_dir(&temp) {
+            return ToolOutput::error(format!(
+                "cannot create the shell's temporary folder: {error}"
+            ));
+        }
+        command.env("TMPDIR", &temp);
+        let limits = ShellLimits {
+            writable: vec![workspace, temp],
+            network: context.services.shell_network,
+        };
+        let (child, confinement) = match spawn_confined(command, limits).await {
+            Ok(spawned) => spawned,
             Err(error) => return ToolOutput::error(format!("cannot start bash: {error}")),
         };
         let output = tokio::select! {
@@ -140,6 +188,7 @@ impl AgentTool for RunBashTool {
             "cwd": super::shown(&cwd, sandbox.roots()),
             "stdoutBytes": output.stdout.len(),
             "stderrBytes": output.stderr.len(),
+            "sandbox": confinement.describe(),
         });
         if output.status.success() {
             ToolOutput::ok(text).with_metadata(metadata)

@@ -15,7 +15,7 @@ const MAX_RESULTS: usize = 200;
 pub struct GlobFilesArgs {
     /// A glob over paths relative to `path`: "**/*.tex", "data/*.fits".
     pub pattern: String,
-    /// The folder to search (default: the project root).
+    /// The folder to search (default: the workspace).
     pub path: Option<String>,
 }
 
@@ -26,11 +26,11 @@ impl TypedTool for GlobFilesTool {
     type Args = GlobFilesArgs;
     const NAME: &'static str = "glob_files";
     const DESCRIPTION: &'static str = "List files matching a glob (\"**/*.tex\", \"figures/*.pdf\") under a folder of \
-        the project, the library or the skills folder; .gitignore'd and hidden files are skipped.";
+        the workspace, the library or the skills folder; .gitignore'd and hidden files are skipped.";
     const CONCURRENCY_SAFE: bool = true;
 
     async fn run(&self, args: GlobFilesArgs, context: &ToolContext) -> ToolOutput {
-        let sandbox = context.services.sandbox();
+        let sandbox = context.sandbox();
         let base = match sandbox.resolve(args.path.as_deref().unwrap_or(".")) {
             Ok(base) => base,
             Err(error) => return ToolOutput::error(error.to_string()),
@@ -43,9 +43,11 @@ impl TypedTool for GlobFilesTool {
         };
         let cancel = context.cancel.clone();
         let roots = sandbox.roots().to_vec();
+        let sandbox = sandbox.clone();
         let found = tokio::task::spawn_blocking(move || {
             let mut found = Vec::new();
             let mut more = false;
+            let mut withheld = 0usize;
             for entry in ignore::WalkBuilder::new(&base).build().flatten() {
                 if cancel.is_cancelled() {
                     break;
@@ -58,6 +60,10 @@ impl TypedTool for GlobFilesTool {
                     continue;
                 };
                 if matcher.is_match(relative) {
+                    if !sandbox.may_touch(path) {
+                        withheld += 1;
+                        continue;
+                    }
                     if found.len() == MAX_RESULTS {
                         more = true;
                         break;
@@ -66,10 +72,10 @@ impl TypedTool for GlobFilesTool {
                 }
             }
             found.sort();
-            (found, more)
+            (found, more, withheld)
         })
         .await;
-        let Ok((found, more)) = found else {
+        let Ok((found, more, withheld)) = found else {
             return ToolOutput::error("the search stopped unexpectedly");
         };
         let mut text = if found.is_empty() {
@@ -82,7 +88,13 @@ impl TypedTool for GlobFilesTool {
                 "\n[only the first {MAX_RESULTS}; narrow the pattern]"
             ));
         }
-        ToolOutput::ok(text)
-            .with_metadata(serde_json::json!({"count": found.len(), "truncated": more}))
+        if withheld > 0 {
+            text.push_str(&format!(
+                "\n[{withheld} matching file(s) not listed: they may hold secrets]"
+            ));
+        }
+        ToolOutput::ok(text).with_metadata(
+            serde_json::json!({"count": found.len(), "truncated": more, "withheld": withheld}),
+        )
     }
 }

@@ -15,7 +15,7 @@ const MAX_LINE_CHARS: usize = 300;
 pub struct GrepFilesArgs {
     /// A regular expression (Rust syntax): "H_?0\\s*=", "TRGB|tip of the red giant".
     pub pattern: String,
-    /// The folder or file to search (default: the project root).
+    /// The folder or file to search (default: the workspace).
     pub path: Option<String>,
     /// Only files whose path matches this glob ("**/*.tex").
     pub glob: Option<String>,
@@ -31,13 +31,13 @@ pub struct GrepFilesTool;
 impl TypedTool for GrepFilesTool {
     type Args = GrepFilesArgs;
     const NAME: &'static str = "grep_files";
-    const DESCRIPTION: &'static str = "Search text files under a folder of the project, the library or the skills \
+    const DESCRIPTION: &'static str = "Search text files under a folder of the workspace, the library or the skills \
         folder for a regular expression; answers path:line: text. Binary, hidden and .gitignore'd files are \
         skipped.";
     const CONCURRENCY_SAFE: bool = true;
 
     async fn run(&self, args: GrepFilesArgs, context: &ToolContext) -> ToolOutput {
-        let sandbox = context.services.sandbox();
+        let sandbox = context.sandbox();
         let base = match sandbox.resolve(args.path.as_deref().unwrap_or(".")) {
             Ok(base) => base,
             Err(error) => return ToolOutput::error(error.to_string()),
@@ -56,10 +56,12 @@ impl TypedTool for GrepFilesTool {
         };
         let max = args.max_results.unwrap_or(100).clamp(1, 1000);
         let cancel = context.cancel.clone();
+        let sandbox = sandbox.clone();
         let roots = sandbox.roots().to_vec();
         let found = tokio::task::spawn_blocking(move || {
             let mut hits = Vec::new();
             let mut more = false;
+            let mut withheld = 0usize;
             'files: for entry in ignore::WalkBuilder::new(&base).build().flatten() {
                 if cancel.is_cancelled() {
                     break;
@@ -75,10 +77,18 @@ impl TypedTool for GrepFilesTool {
                 {
                     continue;
                 }
+                if !sandbox.may_touch(path) {
+                    withheld += 1;
+                    continue;
+                }
                 let Ok(bytes) = std::fs::read(path) else {
                     continue;
                 };
                 if super::looks_binary(&bytes) || bytes.starts_with(b"%PDF") {
+                    continue;
+                }
+                if crate::security::files::holds_private_key(&bytes) {
+                    withheld += 1;
                     continue;
                 }
                 let text = String::from_utf8_lossy(&bytes);
@@ -97,10 +107,10 @@ impl TypedTool for GrepFilesTool {
                     }
                 }
             }
-            (hits, more)
+            (hits, more, withheld)
         })
         .await;
-        let Ok((hits, more)) = found else {
+        let Ok((hits, more, withheld)) = found else {
             return ToolOutput::error("the search stopped unexpectedly");
         };
         let mut text = if hits.is_empty() {
@@ -111,7 +121,13 @@ impl TypedTool for GrepFilesTool {
         if more {
             text.push_str(&format!("\n[stopped at {max} matches; narrow the search]"));
         }
-        ToolOutput::ok(text)
-            .with_metadata(serde_json::json!({"count": hits.len(), "truncated": more}))
+        if withheld > 0 {
+            text.push_str(&format!(
+                "\n[{withheld} file(s) not searched: they may hold secrets]"
+            ));
+        }
+        ToolOutput::ok(text).with_metadata(
+            serde_json::json!({"count": hits.len(), "truncated": more, "withheld": withheld}),
+        )
     }
 }

@@ -49,7 +49,8 @@ impl FileStateCache {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
-    /// A path relative to the project root, or inside the library or skills folder.
+    /// A path relative to the workspace, or inside the library, the skills folder or the
+    /// session's tool-output folder.
     pub path: String,
     /// The first line to return (1-based; default 1).
     pub offset: Option<usize>,
@@ -63,13 +64,14 @@ pub struct ReadFileTool;
 impl TypedTool for ReadFileTool {
     type Args = ReadFileArgs;
     const NAME: &'static str = "read_file";
-    const DESCRIPTION: &'static str = "Read a text file inside the project, the library or the skills folder, \
+    const DESCRIPTION: &'static str = "Read a text file inside the workspace, the library, the skills folder or this session's \
+        tool-output folder (where long tool output is kept),
         as numbered lines (offset/limit for a range). Reading the same range of an unchanged file again \
         returns a short note instead. For papers use get_paper_content.";
     const CONCURRENCY_SAFE: bool = true;
 
     async fn run(&self, args: ReadFileArgs, context: &ToolContext) -> ToolOutput {
-        let sandbox = context.services.sandbox();
+        let sandbox = context.sandbox();
         let path = match sandbox.resolve(&args.path) {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
@@ -106,6 +108,12 @@ impl TypedTool for ReadFileTool {
         }
         if super::looks_binary(&bytes) {
             return ToolOutput::error(format!("{} is a binary file", args.path));
+        }
+        if crate::security::files::holds_private_key(&bytes) {
+            return ToolOutput::error(
+                crate::security::PathError::Secret(args.path.clone(), "it holds a private key")
+                    .to_string(),
+            );
         }
         let stamp = (
             metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH),

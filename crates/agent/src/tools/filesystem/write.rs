@@ -49,11 +49,22 @@ async fn read_text(path: &PathBuf, shown: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))
 }
 
+/// Why writing the call's `path` can make code run later (asked every time), if it can.
+fn code_running_target(
+    arguments: &serde_json::Value,
+    sandbox: &crate::security::Sandbox,
+) -> Option<String> {
+    let path = arguments.get("path")?.as_str()?;
+    let target = sandbox.resolve_for_write(path).ok()?;
+    crate::security::files::runs_code_later(&target, sandbox.skills())
+        .map(|why| format!("writing {path} can make code run later: {why}"))
+}
+
 /// Write a file.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileWriteArgs {
-    /// A path in the project, the library or the skills folder (its folder must exist).
+    /// A path in the workspace, the library or the skills folder (its folder must exist).
     pub path: String,
     /// The whole new content.
     pub content: String,
@@ -65,12 +76,20 @@ pub struct FileWriteTool;
 impl TypedTool for FileWriteTool {
     type Args = FileWriteArgs;
     const NAME: &'static str = "file_write";
-    const DESCRIPTION: &'static str = "Create or overwrite a text file in the project, the library or the skills \
+    const DESCRIPTION: &'static str = "Create or overwrite a text file in the workspace, the library or the skills \
         folder (atomically). To change part of a file prefer file_edit.";
     const INTERRUPT: crate::InterruptBehavior = crate::InterruptBehavior::Block;
 
+    fn always_ask(
+        &self,
+        arguments: &serde_json::Value,
+        sandbox: &crate::security::Sandbox,
+    ) -> Option<String> {
+        code_running_target(arguments, sandbox)
+    }
+
     async fn run(&self, args: FileWriteArgs, context: &ToolContext) -> ToolOutput {
-        let sandbox = context.services.sandbox();
+        let sandbox = context.sandbox();
         let path = match sandbox.resolve_for_write(&args.path) {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
@@ -128,6 +147,14 @@ impl TypedTool for FileEditTool {
         once (include surrounding lines to make it unique) unless replace_all is true. Answers with a diff.";
     const INTERRUPT: crate::InterruptBehavior = crate::InterruptBehavior::Block;
 
+    fn always_ask(
+        &self,
+        arguments: &serde_json::Value,
+        sandbox: &crate::security::Sandbox,
+    ) -> Option<String> {
+        code_running_target(arguments, sandbox)
+    }
+
     async fn run(&self, args: FileEditArgs, context: &ToolContext) -> ToolOutput {
         if args.old_string.is_empty() {
             return ToolOutput::error("old_string is empty; use file_write to create a file");
@@ -135,7 +162,7 @@ impl TypedTool for FileEditTool {
         if args.old_string == args.new_string {
             return ToolOutput::error("old_string and new_string are the same; nothing to do");
         }
-        let sandbox = context.services.sandbox();
+        let sandbox = context.sandbox();
         let path = match sandbox.resolve(&args.path) {
             Ok(path) => path,
             Err(error) => return ToolOutput::error(error.to_string()),
