@@ -92,12 +92,16 @@ await scenario("research panel: a run with target card, plan, subagent, ask_user
   const permission = page.getByTestId("permission-card");
   await permission.waitFor();
   assert((await permission.textContent()).includes("ls ~/Papers"), "the full arguments are shown");
+  assert(await permission.getByTestId("permission-grant-exact").isChecked(), "the exact command is the default grant");
+  await permission.getByTestId("permission-grant-prefix").check();
+  await permission.getByTestId("permission-grant-text").getByText("commands starting with “ls”").waitFor();
   await shot(page, "permission");
   await page.getByTestId("permission-allow-session").click();
   await page.locator(".answer .katex").first().waitFor();
   const answer = await page.locator(".answer").last().textContent();
   assert(answer.includes("For 2019–2026"), `the answer used the reply: ${answer}`);
-  assert((await calls(page, "permission_answer"))[0].decision === "allowSession", "allow for the session sent");
+  const answered = (await calls(page, "permission_answer"))[0];
+  assert(answered.decision === "allowSession" && answered.rule === "run_bash(ls)", `allow the prefix for the session: ${JSON.stringify(answered)}`);
   await page.getByTestId("send-button").waitFor({ state: "visible" });
   await shot(page, "research");
 });

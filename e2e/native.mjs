@@ -269,8 +269,12 @@ await scenario("grant a permission (run_bash asks first)", async () => {
   await waitFor("the permission card", () => find('[data-testid="permission-card"]'));
   const card = await textOf('[data-testid="permission-card"]');
   assert(card.includes("run_bash") && card.includes("echo"), `card shows the call and its arguments: ${card}`);
+  // A shell command is granted for the session as this exact command, the narrowest
+  // grant, which the card picks first and names.
+  const grant = await textOf('[data-testid="permission-grant-text"]');
+  assert(grant.includes("this exact command: echo"), `the picked grant: ${grant}`);
   await screenshot("permission-card.png");
-  await click('[data-testid="permission-allow-once"]');
+  await click('[data-testid="permission-allow-session"]');
   const items = await waitFor("the answer after the shell ran", async () => {
     const all = await timeline();
     return all.some((i) => i.kind === "text" && i.text.includes("Done: the shell printed")) && (await idle()) ? all : null;

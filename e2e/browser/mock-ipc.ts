@@ -83,7 +83,10 @@ async function run(question: string, channel: Channel<unknown>) {
   send({ type: "AskUser", requestId: "q1", question: "Which years should the review cover?", options: ["2019–2026", "All years"] });
   const years = await answer("q1");
   send({ type: "ToolCall", id: "e4", toolCallId: "call_3", name: "run_bash", arguments: { command: "ls ~/Papers" }, step: 2, agentName: "main" });
-  send({ type: "PermissionRequest", requestId: "p1", toolCallId: "call_3", tool: "run_bash", arguments: { command: "ls ~/Papers" }, reason: "run_bash runs a shell command" });
+  send({ type: "PermissionRequest", requestId: "p1", toolCallId: "call_3", tool: "run_bash", arguments: { command: "ls ~/Papers" }, reason: "run_bash runs a shell command", grants: [
+    { kind: "exact", rule: "run_bash(=ls ~/Papers)", text: "ls ~/Papers" },
+    { kind: "prefix", rule: "run_bash(ls)", text: "ls" },
+  ] });
   const decision = await answer("p1");
   send({ type: "ToolResult", id: "e5", toolCallId: "call_3", name: "run_bash", output: decision === "deny" ? "denied" : "freedman2019.pdf", isError: decision === "deny", metadata: null, durationMs: 30, step: 2, agentName: "main" });
   for (const piece of [`For ${years}: TRGB gives `, "**$H_0 = 69.8 \\pm 1.7$** km s$^{-1}$ Mpc$^{-1}$ ", "(Freedman 2019, p. 12, §5)."]) {

@@ -102,7 +102,9 @@ pub enum PermissionDecision {
     Deny,
 }
 
-/// Answers a `PermissionRequest`. Returns false when the request is no longer waiting
+/// Answers a `PermissionRequest`. `rule` is the `rule` of one of the request's `grants`,
+/// the one "this session" or "always" grants (`None`: the first, the narrowest); it is
+/// ignored with the other decisions. Returns false when the request is no longer waiting
 /// (answered, timed out, or its run ended).
 #[tauri::command]
 #[specta::specta]
@@ -111,12 +113,13 @@ pub async fn permission_answer(
     request_id: String,
     decision: PermissionDecision,
     reason: Option<String>,
+    rule: Option<String>,
 ) -> Result<bool, AppError> {
     use asterism_agent::permissions::PermissionAnswer;
     let answer = match decision {
         PermissionDecision::AllowOnce => PermissionAnswer::AllowOnce,
-        PermissionDecision::AllowSession => PermissionAnswer::AllowSession,
-        PermissionDecision::AllowAlways => PermissionAnswer::AllowAlways,
+        PermissionDecision::AllowSession => PermissionAnswer::AllowSession { rule },
+        PermissionDecision::AllowAlways => PermissionAnswer::AllowAlways { rule },
         PermissionDecision::Deny => PermissionAnswer::Deny { reason },
     };
     Ok(state.broker.answer(&request_id, answer))

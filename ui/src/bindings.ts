@@ -14,10 +14,12 @@ export const commands = {
 	/**  Cancels the session's run, if one is in progress. Returns whether one was. */
 	agentCancel: (sessionId: string) => typedError<boolean, AppError>(__TAURI_INVOKE("agent_cancel", { sessionId })),
 	/**
-	 *  Answers a `PermissionRequest`. Returns false when the request is no longer waiting
+	 *  Answers a `PermissionRequest`. `rule` is the `rule` of one of the request's `grants`,
+	 *  the one "this session" or "always" grants (`None`: the first, the narrowest); it is
+	 *  ignored with the other decisions. Returns false when the request is no longer waiting
 	 *  (answered, timed out, or its run ended).
 	 */
-	permissionAnswer: (requestId: string, decision: PermissionDecision, reason: string | null) => typedError<boolean, AppError>(__TAURI_INVOKE("permission_answer", { requestId, decision, reason })),
+	permissionAnswer: (requestId: string, decision: PermissionDecision, reason: string | null, rule: string | null) => typedError<boolean, AppError>(__TAURI_INVOKE("permission_answer", { requestId, decision, reason, rule })),
 	/**
 	 *  Answers an `AskUser` question (an option's text or the user's own words). Returns
 	 *  false when the question is no longer waiting (answered, timed out, run ended).
@@ -116,7 +118,13 @@ export type AgentEvent_Deserialize =
  */
 { type: "ToolResult"; id: string; toolCallId: string; name: string; output: string; isError: boolean; metadata: JsonValue; step: number; durationMs: number | null; agentName: string } | 
 /**  A tool call needs the user's permission before it runs. */
-{ type: "PermissionRequest"; requestId: string; toolCallId: string; tool: string; arguments: JsonValue; reason: string } | 
+{ type: "PermissionRequest"; requestId: string; toolCallId: string; tool: string; arguments: JsonValue; reason: string; 
+/**
+ *  What "allow for this session" and "always" may grant, narrowest first (the
+ *  first is the default). Empty when only "once" may be given (a write that can
+ *  run code later, such as `hooks.json` or `.git/hooks/`).
+ */
+grants?: PermissionGrant[] } | 
 /**  The agent asks the user a question and waits for the answer. */
 { type: "AskUser"; requestId: string; question: string; options: string[] } | 
 /**  The conversation sent to the model was compacted (history is kept as stored). */
@@ -180,7 +188,13 @@ export type AgentEvent_Serialize =
  */
 { type: "ToolResult"; id: string; toolCallId: string; name: string; output: string; isError: boolean; metadata: JsonValue; step: number; durationMs: number | null; agentName: string } | 
 /**  A tool call needs the user's permission before it runs. */
-{ type: "PermissionRequest"; requestId: string; toolCallId: string; tool: string; arguments: JsonValue; reason: string } | 
+{ type: "PermissionRequest"; requestId: string; toolCallId: string; tool: string; arguments: JsonValue; reason: string; 
+/**
+ *  What "allow for this session" and "always" may grant, narrowest first (the
+ *  first is the default). Empty when only "once" may be given (a write that can
+ *  run code later, such as `hooks.json` or `.git/hooks/`).
+ */
+grants: PermissionGrant[] } | 
 /**  The agent asks the user a question and waits for the answer. */
 { type: "AskUser"; requestId: string; question: string; options: string[] } | 
 /**  The conversation sent to the model was compacted (history is kept as stored). */
@@ -347,6 +361,15 @@ export type ImportEvent_Deserialize = {
 } & EmbeddingProgress | {
 	kind: "finished",
 } & ImportSummary_Deserialize;
+
+/**  What kind of rule a permission grant adds. */
+export type GrantKind = 
+/**  Every call of the tool. */
+"tool" | 
+/**  This exact shell command, nothing appended. */
+"exact" | 
+/**  Shell commands whose first words are `text`. */
+"prefix";
 
 /**  Progress of `library_import`, in order: files, then embedding, then `finished`. */
 export type ImportEvent_Serialize = {
@@ -686,6 +709,18 @@ export type ResolvedTarget_Deserialize = {
 	resolvers: TargetResolver_Deserialize[],
 	/**  Number of bibliographic references Simbad lists, when given. */
 	referenceCount?: number | null,
+};
+
+/**  One way the user may answer "allow for this session" or "always". */
+export type PermissionGrant = {
+	kind: GrantKind,
+	/**
+	 *  The rule added, as `--allow` takes it: `file_write`, `run_bash(=git status)`,
+	 *  `run_bash(git status)`.
+	 */
+	rule: string,
+	/**  What it covers, to show: the tool name, the command, or the prefix. */
+	text: string,
 };
 
 /**  A sky object resolved by name through CDS Sesame. */

@@ -37,7 +37,8 @@ export type ResearchAgent = {
   dismissNotice: () => void;
   /** Permission requests of the live run waiting for the user. */
   permissions: PermissionRequestEvent[];
-  answerPermission: (requestId: string, decision: PermissionDecision, reason: string | null) => Promise<void>;
+  /** `rule` is the picked grant's rule for "this session"/"always" (`null`: the first). */
+  answerPermission: (requestId: string, decision: PermissionDecision, reason: string | null, rule: string | null) => Promise<void>;
   /** The agent's questions (ask_user) waiting for an answer. */
   questions: AskUserEvent[];
   answerQuestion: (requestId: string, answer: string) => Promise<void>;
@@ -170,10 +171,10 @@ export function useResearchAgent(): ResearchAgent {
     [running, sessionId, refreshSessions],
   );
 
-    const answerPermission = useCallback(async (requestId: string, decision: PermissionDecision, reason: string | null) => {
+  const answerPermission = useCallback(async (requestId: string, decision: PermissionDecision, reason: string | null, rule: string | null) => {
     setPermissions((previous) => previous.filter((request) => request.requestId !== requestId));
     try {
-      const result = await commands.permissionAnswer(requestId, decision, reason);
+      const result = await commands.permissionAnswer(requestId, decision, reason, rule);
       if (result.status === "error") setNotice(describe(result.error));
       else if (!result.data) setNotice("That permission request had already expired.");
     } catch (error) {

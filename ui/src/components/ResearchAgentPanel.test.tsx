@@ -246,15 +246,86 @@ describe("ResearchAgentPanel", () => {
     await waitFor(() => expect(backend.feeds.length).toBe(1));
     await backend.lastFeed().send(
       { type: "RunStarted", runId: "r1", sessionId: "s1", question: "Save the coordinates", model: "test-model", startedAt: "2026-12-02T20:00:00Z" },
-      { type: "PermissionRequest", requestId: "perm_1", toolCallId: "call_9", tool: "file_write", arguments: { path: "notes/ngc4258.md", text: "12:18:57.62 +47:18:13.4" }, reason: "file_write changes files or data" },
+      { type: "PermissionRequest", requestId: "perm_1", toolCallId: "call_9", tool: "file_write", arguments: { path: "notes/ngc4258.md", text: "12:18:57.62 +47:18:13.4" }, reason: "file_write changes files or data", grants: [{ kind: "tool", rule: "file_write", text: "file_write" }] },
     );
     const card = await screen.findByTestId("permission-card");
     expect(card).toHaveTextContent("Allow file_write?");
     expect(card).toHaveTextContent("notes/ngc4258.md");
     await user.click(within(card).getByRole("button", { name: "Allow for this session" }));
     await waitFor(() => expect(backend.callsTo("permission_answer")).toHaveLength(1));
-    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_1", decision: "allowSession", reason: null });
+    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_1", decision: "allowSession", reason: null, rule: "file_write" });
     expect(screen.queryByTestId("permission-card")).not.toBeInTheDocument();
+  });
+
+  it("lets the user grant a command prefix instead of the exact command", async () => {
+    const backend = mockBackend();
+    render(<App />);
+    const user = await ask("What changed in the repository?");
+    await waitFor(() => expect(backend.feeds.length).toBe(1));
+    await backend.lastFeed().send({
+      type: "PermissionRequest",
+      requestId: "perm_3",
+      toolCallId: "c3",
+      tool: "run_bash",
+      arguments: { command: "git status --short" },
+      reason: "run_bash runs a shell command",
+      grants: [
+        { kind: "exact", rule: "run_bash(=git status --short)", text: "git status --short" },
+        { kind: "prefix", rule: "run_bash(git status)", text: "git status" },
+      ],
+    });
+    const card = await screen.findByTestId("permission-card");
+    // The narrowest grant is picked first, and the card says what it covers.
+    expect(within(card).getByTestId("permission-grant-exact")).toBeChecked();
+    expect(within(card).getByTestId("permission-grant-text")).toHaveTextContent("this exact command: git status --short");
+    await user.click(within(card).getByTestId("permission-grant-prefix"));
+    expect(within(card).getByTestId("permission-grant-text")).toHaveTextContent("commands starting with “git status”");
+    await user.click(within(card).getByTestId("permission-allow-always"));
+    await waitFor(() => expect(backend.callsTo("permission_answer")).toHaveLength(1));
+    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_3", decision: "allowAlways", reason: null, rule: "run_bash(git status)" });
+  });
+
+  it("offers only 'once' and 'deny' when the request has no grants", async () => {
+    const backend = mockBackend();
+    render(<App />);
+    const user = await ask("Add a hook");
+    await waitFor(() => expect(backend.feeds.length).toBe(1));
+    await backend.lastFeed().send({
+      type: "PermissionRequest",
+      requestId: "perm_4",
+      toolCallId: "c4",
+      tool: "file_write",
+      arguments: { path: ".git/hooks/pre-commit", text: "#!/bin/sh" },
+      reason: "a hook runs code later",
+      grants: [],
+    });
+    const card = await screen.findByTestId("permission-card");
+    const buttons = within(card).getAllByRole("button").map((button) => button.dataset.testid);
+    expect(buttons).toEqual(["permission-allow-once", "permission-deny"]);
+    expect(within(card).queryByTestId("permission-grants")).not.toBeInTheDocument();
+    expect(within(card).getByTestId("permission-once-only")).toHaveTextContent("only be allowed once");
+    await user.click(within(card).getByTestId("permission-allow-once"));
+    await waitFor(() => expect(backend.callsTo("permission_answer")).toHaveLength(1));
+    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_4", decision: "allowOnce", reason: null, rule: null });
+  });
+
+  it("shows the grant choice in Chinese", async () => {
+    const backend = mockBackend();
+    render(<App />);
+    const user = await ask("git log");
+    await user.click(screen.getByTestId("toggle-language"));
+    await waitFor(() => expect(backend.feeds.length).toBe(1));
+    await backend.lastFeed().send({
+      type: "PermissionRequest", requestId: "perm_5", toolCallId: "c5", tool: "run_bash", arguments: { command: "git log -3" }, reason: "",
+      grants: [
+        { kind: "exact", rule: "run_bash(=git log -3)", text: "git log -3" },
+        { kind: "prefix", rule: "run_bash(git log)", text: "git log" },
+      ],
+    });
+    const card = await screen.findByTestId("permission-card");
+    expect(within(card).getByTestId("permission-grants")).toHaveTextContent("以“git log”开头的命令");
+    expect(within(card).getByTestId("permission-grant-text")).toHaveTextContent("仅此命令：git log -3");
+    await user.click(screen.getByTestId("toggle-language"));
   });
 
   it("denies with the reason the agent will see", async () => {
@@ -264,12 +335,12 @@ describe("ResearchAgentPanel", () => {
     await user.type(await screen.findByTestId("question-input"), "Run it");
     await user.click(screen.getByTestId("send-button"));
     await waitFor(() => expect(backend.feeds.length).toBe(1));
-    await backend.lastFeed().send({ type: "PermissionRequest", requestId: "perm_2", toolCallId: "c", tool: "run_bash", arguments: { command: "rm -rf data" }, reason: "run_bash runs a command" });
+    await backend.lastFeed().send({ type: "PermissionRequest", requestId: "perm_2", toolCallId: "c", tool: "run_bash", arguments: { command: "rm -rf data" }, reason: "run_bash runs a command", grants: [] });
     const card = await screen.findByTestId("permission-card");
     await user.type(within(card).getByLabelText("Reason for denying"), "never delete data");
     await user.click(within(card).getByRole("button", { name: "Deny" }));
     await waitFor(() => expect(backend.callsTo("permission_answer")).toHaveLength(1));
-    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_2", decision: "deny", reason: "never delete data" });
+    expect(backend.callsTo("permission_answer")[0].args).toEqual({ requestId: "perm_2", decision: "deny", reason: "never delete data", rule: null });
   });
 
   it("cancels the running session", async () => {
