@@ -114,6 +114,16 @@ await scenario("history: search and replay a stored session", async (page) => {
   assert(args.some((a) => a.query === "TRGB"), "the search reached the backend");
 });
 
+await scenario("session bundles: export and import through the app's own dialogs", async (page) => {
+  await page.getByText("Hubble tension from TRGB distances").click();
+  await page.getByTestId("session-export").click();
+  await page.getByTestId("session-import").click();
+  await page.locator(".answer .katex").first().waitFor();
+  assert(JSON.stringify(await calls(page, "session_export")) === JSON.stringify([{ sessionId: "s1" }]), "export names the session only");
+  assert(JSON.stringify(await calls(page, "session_import")) === JSON.stringify([{}]), "import names no path");
+  assert((await page.evaluate(() => window.__mock.calls.filter((call) => call.cmd.startsWith("plugin:dialog")).length)) === 0, "the page opens no dialog itself");
+});
+
 await scenario("a 10,000-event session renders virtualised", async (page) => {
   // Warm the Markdown renderer, as a session opened before would have.
   await page.getByText("Hubble tension from TRGB distances").click();
@@ -193,7 +203,11 @@ await scenario("library: list, filter, passages, details with notes, import, Bib
   await page.locator(".pdf-header button").click();
   await page.getByTestId("library-import").click();
   await page.getByText("1 imported").waitFor();
-  assert((await calls(page, "library_import"))[0].paths[0] === "/home/astro/Papers/anand2024.pdf", "the chosen file was imported");
+  assert((await calls(page, "library_import"))[0].pick === "files", "the app was asked to open its file dialog");
+  await page.getByTestId("library-path").fill("/home/astro/Papers");
+  await page.getByTestId("library-path-import").click();
+  await page.getByText("1 imported").first().waitFor();
+  assert((await calls(page, "library_import_paths"))[0].paths[0] === "/home/astro/Papers", "a typed path goes to the confirming command");
   await page.getByTestId("library-export-bib").click();
   await page.getByText("3 entries written to /home/astro/library.bib").waitFor();
   await shot(page, "library");

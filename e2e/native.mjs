@@ -6,14 +6,18 @@
 //
 // The journeys (crates/testkit/scripts/e2e-journeys.json is the model's side): ask
 // "Where is NGC 4258?" and see the query_target call, its coordinates and the streamed
-// answer; replay the session from the database; answer an ask_user card; grant a
-// permission; import a PDF and see it in the library; the metrics and audit panels;
-// settings with the key masked; the UI in Chinese; a 10,000-event replay. Measures cold
+// answer; replay the session from the database; export its bundle and import it back;
+// answer an ask_user card; grant a permission; import a PDF and see it in the library
+// (and a path the page names without the user's confirmation refused); the metrics and
+// audit panels; settings with the key masked and the workspace folder; the UI in
+// Chinese; a 10,000-event replay. Native dialogs cannot be clicked through WebDriver,
+// so the app runs with the test hook ASTERISM_E2E_DIALOG_ANSWERS (src-tauri/src/dialogs.rs):
+// each dialog takes the next line of a file this test writes. Measures cold
 // start, idle memory of the whole process tree and the replay's render time, and saves a
 // screenshot of each panel into e2e/artifacts (the README's come from there).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, copyFileSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync, copyFileSync, readFileSync, readdirSync, existsSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,6 +114,15 @@ async function scenario(name, body) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "asterism-e2e-"));
+// What the app's native dialogs answer, one JSON line each: paths chosen, null
+// (cancelled), or true/false (a message box confirmed or not).
+const dialogAnswers = join(dataDir, "dialog-answers.jsonl");
+writeFileSync(dialogAnswers, "");
+const queueDialog = (...answers) => appendFileSync(dialogAnswers, answers.map((a) => `${JSON.stringify(a)}\n`).join(""));
+const dialogsAnswered = () => readFileSync(dialogAnswers, "utf8").trim() === "";
+// run_bash runs in the agent's workspace folder, saved as the app saves it (settings.json).
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), "asterism-e2e-workspace-")));
+writeFileSync(join(dataDir, "settings.json"), JSON.stringify({ ASTERISM_WORKSPACE: workspace }));
 const mock = start(bin("asterism-mock-llm"), ["--script", join(root, "crates/testkit/scripts/e2e-journeys.json")]);
 const fixtures = start(bin("asterism-fixture-server"), []);
 const modelUrl = await firstLine(mock, "the scripted model");
@@ -127,6 +140,7 @@ start("WebKitWebDriver", [`--port=${driverPort}`], {
   ARXIV_URL: `${fixtureUrl}/arxiv`,
   EMBEDDINGS: "none",
   ASTERISM_KEYRING: "off",
+  ASTERISM_E2E_DIALOG_ANSWERS: dialogAnswers,
   // The webview's own storage (the language and theme choices) starts empty each run, so a
   // run cut short in Chinese does not start the next one in Chinese.
   XDG_DATA_HOME: join(dataDir, "xdg-data"),
@@ -237,9 +251,48 @@ const click = async (css) => wd("POST", `/element/${await find(css)}/click`, {})
 const type = async (css, text) => wd("POST", `/element/${await find(css)}/value`, { text });
 const idle = () => script(`return !document.querySelector('[data-testid="cancel-button"]')`);
 const textOf = (css) => script(`return document.querySelector(arguments[0])?.textContent ?? ""`, [css]);
+/** Calls a command as any script in the page could (`onProgress` gets a fresh channel). */
 const invoke = (command, args) => wd("POST", "/execute/async", {
-  script: "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then((v) => done({ok: v}), (e) => done({error: e}))",
+  script: `const done = arguments[arguments.length - 1];
+    const args = { ...arguments[1] };
+    if (args.onProgress === "channel") args.onProgress = "__CHANNEL__:" + window.__TAURI_INTERNALS__.transformCallback(() => {});
+    window.__TAURI_INTERNALS__.invoke(arguments[0], args).then((v) => done({ok: v}), (e) => done({error: e}))`,
   args: [command, args],
+});
+
+await scenario("export the session's bundle and import a copy through the app's dialogs", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "asterism-e2e-bundles-"));
+  const file = join(folder, "ngc4258.asterism.json");
+  // The replayed session is the current one, so its actions are shown.
+  queueDialog([file]);
+  await click('[data-testid="session-export"]');
+  await waitFor("the bundle on disk", () => existsSync(file) && dialogsAnswered());
+  const bundle = JSON.parse(readFileSync(file, "utf8"));
+  assert(bundle.format === "asterism-session" && bundle.session.title.includes("NGC 4258"), `bundle: ${JSON.stringify(bundle.session)}`);
+  // A copy under another id and title comes back through the import button.
+  bundle.session.id = "e2e-imported-copy";
+  bundle.session.title = "Imported copy of NGC 4258";
+  const copy = join(folder, "copy.asterism.json");
+  writeFileSync(copy, JSON.stringify(bundle));
+  queueDialog([copy]);
+  await click('[data-testid="session-import"]');
+  await waitFor("the imported copy in the list", async () =>
+    (await script(`return [...document.querySelectorAll('[data-testid="session-entry"]')].map((e) => e.textContent).join("|")`)).includes("Imported copy of NGC 4258"));
+  const replayed = await waitFor("the imported timeline", async () => {
+    const items = await timeline();
+    return items.length === liveItems.length ? items : null;
+  });
+  assert(JSON.stringify(replayed) === JSON.stringify(liveItems), "the copy replays the same items");
+  // A cancelled dialog writes nothing and imports nothing, and the page cannot slip a
+  // path of its own into the command.
+  const planted = join(folder, "planted.json");
+  queueDialog(null);
+  const cancelled = await invoke("session_export", { sessionId: "e2e-imported-copy", path: planted });
+  assert(cancelled.ok === null && !existsSync(planted), `cancelled export: ${JSON.stringify(cancelled)}`);
+  queueDialog(null);
+  assert((await invoke("session_import", { path: file })).ok === null, "cancelled import");
+  assert(dialogsAnswered(), "every queued answer was taken");
+  rmSync(folder, { recursive: true, force: true });
 });
 async function askInNewSession(question) {
   await click('[data-testid="nav-agent"]');
@@ -290,6 +343,20 @@ await scenario("import a PDF and see it in the library", async () => {
   await click('[data-testid="nav-library"]');
   await waitFor("the empty library", () => find('[data-testid="library-empty"]'));
   await screenshot("library-empty.png");
+
+  // A path the page names (as a script injected into it could) is not read unless the
+  // user confirms it in the app's message box; declined, nothing is imported, and with
+  // no answer at all the command fails instead of importing.
+  queueDialog(false);
+  const declined = await invoke("library_import_paths", { paths: [folder], collection: null, onProgress: "channel" });
+  assert(declined.ok === null && dialogsAnswered(), `declined: ${JSON.stringify(declined)}`);
+  const unanswered = await invoke("library_import_paths", { paths: [pdf], collection: null, onProgress: "channel" });
+  assert(unanswered.error && String(unanswered.error.message).includes("no answer is queued"), `unanswered: ${JSON.stringify(unanswered)}`);
+  const listed = await invoke("library_list", { filter: { paperId: null, collection: null, yearFrom: null, yearTo: null, author: null } });
+  assert(Array.isArray(listed.ok) && listed.ok.length === 0, `nothing imported: ${JSON.stringify(listed)}`);
+
+  // Typed into the path field and confirmed, the folder is imported.
+  queueDialog(true);
   await type('[data-testid="library-path"]', folder);
   await click('[data-testid="library-path-import"]');
   const rows = await waitFor("the imported paper", async () => {
@@ -297,6 +364,7 @@ await scenario("import a PDF and see it in the library", async () => {
     return found.length > 0 ? found : null;
   }, 60000);
   assert(rows.length === 1, `one paper, got ${rows.length}`);
+  assert(dialogsAnswered(), "the import was confirmed in the message box");
   await script("arguments[0].querySelector('td').click()", [{ [ELEMENT]: rows[0] }]);
   await waitFor("the paper's details", () => find('[data-testid="paper-details"]'));
   const details = await textOf('[data-testid="paper-details"]');
@@ -389,7 +457,8 @@ await scenario("a 10,000-event session replays virtualised", async () => {
     const bundle = { format: "asterism-session", version: 1, session: { id, title: `10k replay #${round}#`, model: "qwen-scripted" }, messages };
     const file = join(dataDir, `${id}.json`);
     writeFileSync(file, JSON.stringify(bundle));
-    const imported = await invoke("session_import", { path: file });
+    queueDialog([file]);
+    const imported = await invoke("session_import", {});
     assert(imported.ok === id, `imported: ${JSON.stringify(imported)}`);
     await click('[data-testid="nav-agent"]');
     // From an empty conversation, so only the new session's rows can pass the check.
@@ -447,5 +516,6 @@ console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleM
 try { await wd("DELETE", ""); } catch { /* the app may already be gone */ }
 cleanup();
 rmSync(dataDir, { recursive: true, force: true });
+rmSync(workspace, { recursive: true, force: true });
 console.log(`${results.passed} passed, ${results.failed} failed`);
 process.exit(results.failed === 0 ? 0 : 1);

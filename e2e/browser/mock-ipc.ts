@@ -126,6 +126,13 @@ mockIPC(
       }
       case "session_timeline":
         return timeline(args.sessionId as string);
+      // The app's own native dialogs answer these: a path chosen, never one from the page.
+      case "session_export":
+        return { path: "/home/astro/Hubble-tension.asterism.json", bytes: 2048 };
+      case "session_import":
+        return "s1";
+      case "dialog_language":
+        return null;
       case "agent_run":
         void run(args.question as string, args.onEvent as Channel<unknown>);
         return "s2";
@@ -157,23 +164,20 @@ mockIPC(
       }
       case "library_search":
         return { hits: [{ paperId: "p1", title: papers[0]!.title, authors: papers[0]!.authors, year: 2019, page: 12, section: "5 Results", text: "We find H0 = 69.8 ± 0.8 (stat) ± 1.7 (sys) km/s/Mpc from the TRGB.", score: 0.03 }], note: null };
-      case "library_import": {
+      case "library_import":
+      case "library_import_paths": {
         const send = feed(args.onProgress as Channel<unknown>);
         send({ kind: "file", done: 1, total: 1, path: "/home/astro/Papers/anand2024.pdf", outcome: "imported", paperId: "p4", title: "JWST TRGB", message: null });
         return { imported: 1, linked: 0, duplicates: 0, skipped: 0, failed: 0, embedded: 40, indexError: null };
       }
       case "library_export_bib":
-        return { entries: 3, notes: [] };
+        return { entries: 3, path: "/home/astro/library.bib", notes: [] };
       case "note_add":
       case "library_collect":
         return cmd === "note_add" ? { id: "n2", ...(args.note as object) } : null;
       case "settings_get":
       case "settings_save":
         return settings;
-      case "plugin:dialog|open":
-        return ["/home/astro/Papers/anand2024.pdf"];
-      case "plugin:dialog|save":
-        return "/home/astro/library.bib";
       default:
         throw { kind: "internal", message: `the browser mock has no ${cmd}` };
     }

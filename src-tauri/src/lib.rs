@@ -3,6 +3,7 @@
 //! test that writes `ui/src/bindings.ts`.
 
 mod commands;
+mod dialogs;
 mod error;
 mod library;
 mod sessions;
@@ -24,6 +25,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         commands::permission_answer,
         commands::question_answer,
         commands::app_status,
+        dialogs::dialog_language,
         sessions::sessions_list,
         sessions::session_timeline,
         sessions::session_timeline_tail,
@@ -32,6 +34,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         sessions::session_export,
         sessions::session_import,
         library::library_import,
+        library::library_import_paths,
         library::library_list,
         library::library_paper,
         library::library_delete,
@@ -97,6 +100,7 @@ pub fn run() {
         })
         .setup(move |app| {
             builder.mount_events(app);
+            app.manage(dialogs::Dialogs::from_env());
             // The window first: its web process starts while the database opens. No
             // command can arrive before the state is managed, because the webview's
             // requests are served on this thread, which is busy until setup returns.

@@ -1,7 +1,7 @@
 //! Library commands: import (with progress through a channel), listing, details, the
 //! stored PDF for the viewer, notes, collections, passage search, deletion and BibTeX.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use asterism_library::library::{ImportItem, ImportOutcome};
@@ -11,6 +11,7 @@ use specta::Type;
 use tauri::State;
 use tauri::ipc::Channel;
 
+use crate::dialogs::{Dialogs, FileDialog, Phrase, UiLanguage, shown};
 use crate::error::{AppError, AppErrorKind};
 use crate::state::AppState;
 
@@ -89,26 +90,16 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
     }
 }
 
-/// Imports files and folders (from the file dialog or dropped on the window), puts the
-/// new papers in `collection` if given, then embeds their passages. Progress streams
-/// through `on_progress`; the summary is also the answer.
-#[tauri::command]
-#[specta::specta]
-pub async fn library_import(
-    state: State<'_, AppState>,
-    paths: Vec<String>,
+/// Imports `paths`, puts the new papers in `collection` if given, then embeds their
+/// passages; progress streams through `channel`.
+async fn import_paths(
+    state: &AppState,
+    paths: Vec<PathBuf>,
     collection: Option<String>,
-    on_progress: Channel<ImportEvent>,
+    channel: Channel<ImportEvent>,
 ) -> Result<ImportSummary, AppError> {
-    if paths.is_empty() {
-        return Err(AppError::new(
-            AppErrorKind::InvalidInput,
-            "Choose at least one PDF or folder.",
-        ));
-    }
     let services = state.engine().services.clone();
-    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-    let channel = Arc::new(on_progress);
+    let channel = Arc::new(channel);
     let files = channel.clone();
     let items = services
         .library
@@ -153,6 +144,165 @@ pub async fn library_import(
     }
     let _ = channel.send(ImportEvent::Finished(summary.clone()));
     Ok(summary)
+}
+
+/// What the import dialog picks.
+#[derive(Debug, Clone, Copy, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub enum ImportPick {
+    /// PDFs (several may be chosen).
+    Files,
+    /// One folder, read with its subfolders.
+    Folder,
+}
+
+/// Asks for PDFs or a folder (a native open dialog) and imports what was chosen, into
+/// `collection` if given, then embeds their passages. Progress streams through
+/// `on_progress`; the summary is also the answer, `None` when the user cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn library_import(
+    window: tauri::WebviewWindow,
+    state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
+    pick: ImportPick,
+    collection: Option<String>,
+    on_progress: Channel<ImportEvent>,
+) -> Result<Option<ImportSummary>, AppError> {
+    let chosen = match pick {
+        ImportPick::Files => {
+            let dialog = FileDialog {
+                title: Phrase::ImportFiles,
+                file_name: None,
+                filter: Some((Phrase::Pdf, &["pdf"])),
+            };
+            dialogs.pick_files(&window, dialog).await?
+        }
+        ImportPick::Folder => {
+            let dialog = FileDialog {
+                title: Phrase::ImportFolder,
+                file_name: None,
+                filter: None,
+            };
+            dialogs
+                .pick_folder(&window, dialog)
+                .await?
+                .map(|folder| vec![folder])
+        }
+    };
+    match chosen {
+        Some(paths) => Ok(Some(
+            import_paths(&state, paths, collection, on_progress).await?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The most paths one drop or paste may name.
+const MAX_PATHS: usize = 10_000;
+
+/// Whether every path is inside `data_dir` once links and `..` are resolved (a path
+/// that does not exist is not).
+fn inside_data_dir(paths: &[PathBuf], data_dir: &Path) -> bool {
+    let Ok(data_dir) = std::fs::canonicalize(data_dir) else {
+        return false;
+    };
+    paths
+        .iter()
+        .all(|path| std::fs::canonicalize(path).is_ok_and(|path| path.starts_with(&data_dir)))
+}
+
+/// The question a native message box asks before importing paths the webview named.
+fn import_question(paths: &[PathBuf], language: UiLanguage) -> String {
+    const LISTED: usize = 3;
+    let listed: String = paths
+        .iter()
+        .take(LISTED)
+        .map(|path| format!("\n{}", shown(path)))
+        .collect();
+    let more = paths.len().saturating_sub(LISTED);
+    let count = paths.len();
+    match language {
+        UiLanguage::En => {
+            let items = if count == 1 { "item" } else { "items" };
+            let more = if more > 0 {
+                format!("\n… and {more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "Import {count} {items} into the library?\n{listed}{more}\n\nThese paths were dropped on the window or typed into the Library's path field, not chosen in a file dialog."
+            )
+        }
+        UiLanguage::Zh => {
+            let more = if more > 0 {
+                format!("\n……另有 {more} 项")
+            } else {
+                String::new()
+            };
+            format!(
+                "将 {count} 项导入文献库？\n{listed}{more}\n\n这些路径是拖放到窗口或输入到文献库路径栏中的，不是在文件对话框中选择的。"
+            )
+        }
+    }
+}
+
+/// Imports files and folders dropped on the window or typed into the path field, like
+/// `library_import`. The webview names these paths, so unless all lie inside the data
+/// directory a native message box asks the user first; `None` when the user declined.
+#[tauri::command]
+#[specta::specta]
+pub async fn library_import_paths(
+    window: tauri::WebviewWindow,
+    state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
+    paths: Vec<String>,
+    collection: Option<String>,
+    on_progress: Channel<ImportEvent>,
+) -> Result<Option<ImportSummary>, AppError> {
+    if paths.is_empty() {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "Choose at least one PDF or folder.",
+        ));
+    }
+    if paths.len() > MAX_PATHS {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            format!("At most {MAX_PATHS} files or folders at once."),
+        ));
+    }
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    if let Some(relative) = paths.iter().find(|path| !path.is_absolute()) {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            format!("Give the full path: {} is not one.", shown(relative)),
+        ));
+    }
+    let data_dir = state.engine().settings.data_dir.clone();
+    let (paths, inside) = tokio::task::spawn_blocking(move || {
+        let inside = inside_data_dir(&paths, &data_dir);
+        (paths, inside)
+    })
+    .await
+    .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))?;
+    if !inside {
+        let question = import_question(&paths, dialogs.language());
+        let confirmed = dialogs
+            .confirm(
+                &window,
+                Phrase::ConfirmImportTitle,
+                question,
+                Phrase::Import,
+            )
+            .await?;
+        if !confirmed {
+            return Ok(None);
+        }
+    }
+    Ok(Some(
+        import_paths(&state, paths, collection, on_progress).await?,
+    ))
 }
 
 /// Papers of the library, newest first.
@@ -409,31 +559,101 @@ pub async fn library_search(
     })
 }
 
-/// BibTeX for the whole library or one collection, written to `path`. Returns how many
-/// entries, and the notes (e.g. "ADS unreachable: local entries").
+/// What a BibTeX export wrote: how many entries, where, and the notes (e.g. "ADS
+/// unreachable: local entries").
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct BibExport {
     pub entries: u32,
+    pub path: String,
     pub notes: Vec<String>,
 }
 
+/// Asks where to save (a native save dialog) and writes BibTeX for the whole library or
+/// one collection there; `None` when the user cancelled.
 #[tauri::command]
 #[specta::specta]
 pub async fn library_export_bib(
+    window: tauri::WebviewWindow,
     state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
     collection: Option<String>,
-    path: String,
-) -> Result<BibExport, AppError> {
+) -> Result<Option<BibExport>, AppError> {
+    let dialog = FileDialog {
+        title: Phrase::ExportBib,
+        file_name: Some(format!(
+            "{}.bib",
+            collection
+                .as_deref()
+                .map(|name| name.replace(['/', '\\'], "-"))
+                .unwrap_or_else(|| "library".into())
+        )),
+        filter: Some((Phrase::BibTex, &["bib"])),
+    };
+    let Some(path) = dialogs.save_file(&window, dialog).await? else {
+        return Ok(None);
+    };
     let (text, entries, notes) = state.engine().services.library.bibtex(collection).await?;
     tokio::fs::write(&path, text).await.map_err(|error| {
         AppError::new(
             AppErrorKind::Storage,
-            format!("cannot write {path}: {error}"),
+            format!("cannot write {}: {error}", path.display()),
         )
     })?;
-    Ok(BibExport {
+    Ok(Some(BibExport {
         entries: count(entries),
+        path: path.display().to_string(),
         notes,
-    })
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_inside_the_data_dir_skip_the_question() {
+        let root = std::env::temp_dir().join(format!("asterism-inside-{}", std::process::id()));
+        let data_dir = root.join("data");
+        let papers = data_dir.join("papers");
+        std::fs::create_dir_all(&papers).unwrap();
+        std::fs::write(papers.join("a.pdf"), b"%PDF").unwrap();
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        assert!(inside_data_dir(
+            &[papers.join("a.pdf"), papers.clone()],
+            &data_dir
+        ));
+        // `..` and links are resolved first; a missing path is not inside.
+        assert!(!inside_data_dir(
+            &[papers.join("../../elsewhere")],
+            &data_dir
+        ));
+        assert!(!inside_data_dir(&[papers.join("missing.pdf")], &data_dir));
+        assert!(!inside_data_dir(
+            &[papers.join("a.pdf"), "/etc/hostname".into()],
+            &data_dir
+        ));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("elsewhere"), papers.join("link")).unwrap();
+            assert!(!inside_data_dir(&[papers.join("link")], &data_dir));
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_question_lists_the_first_paths() {
+        let paths: Vec<PathBuf> = ["/home/astro/a.pdf", "/home/astro/b.pdf", "/etc", "/x", "/y"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(
+            import_question(&paths, UiLanguage::En),
+            "Import 5 items into the library?\n\n/home/astro/a.pdf\n/home/astro/b.pdf\n/etc\n… and 2 more\n\nThese paths were dropped on the window or typed into the Library's path field, not chosen in a file dialog."
+        );
+        assert!(
+            import_question(&paths[..1], UiLanguage::Zh)
+                .starts_with("将 1 项导入文献库？\n\n/home/astro/a.pdf\n\n")
+        );
+    }
 }

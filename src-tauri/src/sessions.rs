@@ -1,11 +1,10 @@
 //! Session commands: the history, offline replay, rename, delete, and bundles (one JSON
 //! file per session, to keep or to move to another machine).
 
-use std::path::PathBuf;
-
 use asterism_protocol::{SessionSummary, TimelineItem};
 use tauri::State;
 
+use crate::dialogs::{Dialogs, FileDialog, Phrase};
 use crate::error::{AppError, AppErrorKind};
 use crate::state::AppState;
 
@@ -124,23 +123,64 @@ pub async fn session_delete(
     Ok(deleted?)
 }
 
-/// Writes a session bundle to `path` (chosen in a save dialog). Returns its size.
+/// A file the app wrote where the user chose.
+#[derive(Debug, Clone, serde::Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedFile {
+    pub path: String,
+    pub bytes: u32,
+}
+
+/// The name the save dialog proposes for a session's bundle: its title with every run
+/// of other characters than letters and digits made one dash.
+fn bundle_file_name(title: &str) -> String {
+    let mut name = String::new();
+    for c in title.chars() {
+        if c.is_alphanumeric() {
+            name.push(c);
+        } else if !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    let name: String = name.chars().take(60).collect();
+    let name = if name.trim_matches('-').is_empty() {
+        "session"
+    } else {
+        &name
+    };
+    format!("{name}.asterism.json")
+}
+
+/// Asks where to save a session's bundle (a native save dialog) and writes it there.
+/// `None` when the user cancelled.
 #[tauri::command]
 #[specta::specta]
 pub async fn session_export(
+    window: tauri::WebviewWindow,
     state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
     session_id: String,
-    path: String,
-) -> Result<u32, AppError> {
+) -> Result<Option<SavedFile>, AppError> {
     let bundle = state
         .engine()
         .services
         .store
         .export_session(&session_id)
         .await?;
+    let title = bundle
+        .pointer("/session/title")
+        .and_then(|title| title.as_str())
+        .unwrap_or_default();
+    let dialog = FileDialog {
+        title: Phrase::ExportSession,
+        file_name: Some(bundle_file_name(title)),
+        filter: Some((Phrase::SessionBundle, &["json"])),
+    };
+    let Some(path) = dialogs.save_file(&window, dialog).await? else {
+        return Ok(None);
+    };
     let text = serde_json::to_string_pretty(&bundle)
         .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))?;
-    let path = PathBuf::from(path);
     let temp = path.with_extension("partial");
     tokio::fs::write(&temp, &text)
         .await
@@ -151,26 +191,62 @@ pub async fn session_export(
                 format!("cannot write {}: {error}", path.display()),
             )
         })?;
-    Ok(u32::try_from(text.len()).unwrap_or(u32::MAX))
+    Ok(Some(SavedFile {
+        path: path.display().to_string(),
+        bytes: u32::try_from(text.len()).unwrap_or(u32::MAX),
+    }))
 }
 
-/// Reads a session bundle from `path` and stores it; returns the session id.
+/// Asks for a session bundle (a native open dialog) and stores it; returns the session
+/// id, or `None` when the user cancelled.
 #[tauri::command]
 #[specta::specta]
-pub async fn session_import(state: State<'_, AppState>, path: String) -> Result<String, AppError> {
+pub async fn session_import(
+    window: tauri::WebviewWindow,
+    state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
+) -> Result<Option<String>, AppError> {
+    let dialog = FileDialog {
+        title: Phrase::ImportSession,
+        file_name: None,
+        filter: Some((Phrase::SessionBundle, &["json"])),
+    };
+    let Some(path) = dialogs.pick_file(&window, dialog).await? else {
+        return Ok(None);
+    };
+    let shown = path.display();
     let text = tokio::fs::read_to_string(&path).await.map_err(|error| {
         AppError::new(
             AppErrorKind::InvalidInput,
-            format!("cannot read {path}: {error}"),
+            format!("cannot read {shown}: {error}"),
         )
     })?;
     let bundle: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
         AppError::new(
             AppErrorKind::InvalidInput,
-            format!("{path} is not a session bundle: {error}"),
+            format!("{shown} is not a session bundle: {error}"),
         )
     })?;
     let imported = state.engine().services.store.import_session(&bundle).await;
     state.timelines.forget();
-    Ok(imported?)
+    Ok(Some(imported?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bundle_file_name;
+
+    #[test]
+    fn bundle_names_keep_letters_and_digits() {
+        assert_eq!(
+            bundle_file_name("Where is NGC 4258?"),
+            "Where-is-NGC-4258-.asterism.json"
+        );
+        assert_eq!(
+            bundle_file_name("哈勃常数 / TRGB"),
+            "哈勃常数-TRGB.asterism.json"
+        );
+        assert_eq!(bundle_file_name("../../"), "session.asterism.json");
+        assert_eq!(bundle_file_name(""), "session.asterism.json");
+    }
 }

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useResearchAgent } from "./agent/useResearchAgent";
+import { commands } from "./bindings";
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
 import { ResearchAgentView } from "./components/ResearchAgentPanel";
@@ -33,6 +34,11 @@ function Shell() {
   const [theme, setTheme] = useState<Theme>(savedTheme);
 
   useEffect(() => applyTheme(theme), [theme]);
+
+  // The app opens the native dialogs itself; they speak the UI's language.
+  useEffect(() => {
+    commands.dialogLanguage(i18n.language === "zh" ? "zh" : "en").catch(() => {});
+  }, [i18n.language]);
 
   // Keyboard: Ctrl/⌘+1…5 panels, Ctrl/⌘+N new session, Esc cancels the run.
   useEffect(() => {

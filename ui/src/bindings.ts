@@ -27,6 +27,8 @@ export const commands = {
 	questionAnswer: (requestId: string, answer: string) => typedError<boolean, AppError>(__TAURI_INVOKE("question_answer", { requestId, answer })),
 	/**  The configuration as the UI may see it. */
 	appStatus: () => typedError<AppStatus, AppError>(__TAURI_INVOKE("app_status")),
+	/**  Sets the language the native dialogs speak (the UI's; called at start and on change). */
+	dialogLanguage: (language: UiLanguage) => typedError<null, AppError>(__TAURI_INVOKE("dialog_language", { language })),
 	/**
 	 *  Stored sessions, most recent first; `query` keeps those whose title or summary
 	 *  contains it (case-insensitive).
@@ -43,16 +45,28 @@ export const commands = {
 	sessionRename: (sessionId: string, title: string) => typedError<null, AppError>(__TAURI_INVOKE("session_rename", { sessionId, title })),
 	/**  Deletes a session and everything stored about it (not the papers it downloaded). */
 	sessionDelete: (sessionId: string) => typedError<null, AppError>(__TAURI_INVOKE("session_delete", { sessionId })),
-	/**  Writes a session bundle to `path` (chosen in a save dialog). Returns its size. */
-	sessionExport: (sessionId: string, path: string) => typedError<number, AppError>(__TAURI_INVOKE("session_export", { sessionId, path })),
-	/**  Reads a session bundle from `path` and stores it; returns the session id. */
-	sessionImport: (path: string) => typedError<string, AppError>(__TAURI_INVOKE("session_import", { path })),
 	/**
-	 *  Imports files and folders (from the file dialog or dropped on the window), puts the
-	 *  new papers in `collection` if given, then embeds their passages. Progress streams
-	 *  through `on_progress`; the summary is also the answer.
+	 *  Asks where to save a session's bundle (a native save dialog) and writes it there.
+	 *  `None` when the user cancelled.
 	 */
-	libraryImport: (paths: string[], collection: string | null, onProgress: Channel<ImportEvent_Deserialize>) => typedError<ImportSummary_Serialize, AppError>(__TAURI_INVOKE("library_import", { paths, collection, onProgress })),
+	sessionExport: (sessionId: string) => typedError<SavedFile | null, AppError>(__TAURI_INVOKE("session_export", { sessionId })),
+	/**
+	 *  Asks for a session bundle (a native open dialog) and stores it; returns the session
+	 *  id, or `None` when the user cancelled.
+	 */
+	sessionImport: () => typedError<string | null, AppError>(__TAURI_INVOKE("session_import")),
+	/**
+	 *  Asks for PDFs or a folder (a native open dialog) and imports what was chosen, into
+	 *  `collection` if given, then embeds their passages. Progress streams through
+	 *  `on_progress`; the summary is also the answer, `None` when the user cancelled.
+	 */
+	libraryImport: (pick: ImportPick, collection: string | null, onProgress: Channel<ImportEvent_Deserialize>) => typedError<ImportSummary_Serialize | null, AppError>(__TAURI_INVOKE("library_import", { pick, collection, onProgress })),
+	/**
+	 *  Imports files and folders dropped on the window or typed into the path field, like
+	 *  `library_import`. The webview names these paths, so unless all lie inside the data
+	 *  directory a native message box asks the user first; `None` when the user declined.
+	 */
+	libraryImportPaths: (paths: string[], collection: string | null, onProgress: Channel<ImportEvent_Deserialize>) => typedError<ImportSummary_Serialize | null, AppError>(__TAURI_INVOKE("library_import_paths", { paths, collection, onProgress })),
 	/**  Papers of the library, newest first. */
 	libraryList: (filter: PaperFilter_Deserialize) => typedError<LibraryPaper_Serialize[], AppError>(__TAURI_INVOKE("library_list", { filter })),
 	libraryPaper: (paperId: string) => typedError<PaperDetails_Serialize, AppError>(__TAURI_INVOKE("library_paper", { paperId })),
@@ -65,7 +79,11 @@ export const commands = {
 	/**  Adds a paper to a collection (created on first use). */
 	libraryCollect: (paperId: string, collection: string) => typedError<null, AppError>(__TAURI_INVOKE("library_collect", { paperId, collection })),
 	librarySearch: (query: string, filter: PaperFilter_Deserialize, limit: number) => typedError<PassageResults_Serialize, AppError>(__TAURI_INVOKE("library_search", { query, filter, limit })),
-	libraryExportBib: (collection: string | null, path: string) => typedError<BibExport, AppError>(__TAURI_INVOKE("library_export_bib", { collection, path })),
+	/**
+	 *  Asks where to save (a native save dialog) and writes BibTeX for the whole library or
+	 *  one collection there; `None` when the user cancelled.
+	 */
+	libraryExportBib: (collection: string | null) => typedError<BibExport | null, AppError>(__TAURI_INVOKE("library_export_bib", { collection })),
 	noteAdd: (note: NewNote_Deserialize) => typedError<Note_Serialize, AppError>(__TAURI_INVOKE("note_add", { note })),
 	/**  Notes of one paper, or of the whole library. */
 	notesList: (paperId: string | null) => typedError<Note_Serialize[], AppError>(__TAURI_INVOKE("notes_list", { paperId })),
@@ -330,11 +348,12 @@ export type AuditPage_Serialize = {
 };
 
 /**
- *  BibTeX for the whole library or one collection, written to `path`. Returns how many
- *  entries, and the notes (e.g. "ADS unreachable: local entries").
+ *  What a BibTeX export wrote: how many entries, where, and the notes (e.g. "ADS
+ *  unreachable: local entries").
  */
 export type BibExport = {
 	entries: number,
+	path: string,
 	notes: string[],
 };
 
@@ -350,6 +369,15 @@ export type EmbeddingProgress = {
 	total: number,
 };
 
+/**  What kind of rule a permission grant adds. */
+export type GrantKind = 
+/**  Every call of the tool. */
+"tool" | 
+/**  This exact shell command, nothing appended. */
+"exact" | 
+/**  Shell commands whose first words are `text`. */
+"prefix";
+
 /**  Progress of `library_import`, in order: files, then embedding, then `finished`. */
 export type ImportEvent = ImportEvent_Serialize | ImportEvent_Deserialize;
 
@@ -362,15 +390,6 @@ export type ImportEvent_Deserialize = {
 	kind: "finished",
 } & ImportSummary_Deserialize;
 
-/**  What kind of rule a permission grant adds. */
-export type GrantKind = 
-/**  Every call of the tool. */
-"tool" | 
-/**  This exact shell command, nothing appended. */
-"exact" | 
-/**  Shell commands whose first words are `text`. */
-"prefix";
-
 /**  Progress of `library_import`, in order: files, then embedding, then `finished`. */
 export type ImportEvent_Serialize = {
 	kind: "file",
@@ -379,6 +398,13 @@ export type ImportEvent_Serialize = {
 } & EmbeddingProgress | {
 	kind: "finished",
 } & ImportSummary_Serialize;
+
+/**  What the import dialog picks. */
+export type ImportPick = 
+/**  PDFs (several may be chosen). */
+"files" | 
+/**  One folder, read with its subfolders. */
+"folder";
 
 /**  What an import did in all. */
 export type ImportSummary = ImportSummary_Serialize | ImportSummary_Deserialize;
@@ -674,6 +700,18 @@ export type PassageResults_Serialize = {
 /**  The user's answer to a permission request. */
 export type PermissionDecision = "allowOnce" | "allowSession" | "allowAlways" | "deny";
 
+/**  One way the user may answer "allow for this session" or "always". */
+export type PermissionGrant = {
+	kind: GrantKind,
+	/**
+	 *  The rule added, as `--allow` takes it: `file_write`, `run_bash(=git status)`,
+	 *  `run_bash(git status)`.
+	 */
+	rule: string,
+	/**  What it covers, to show: the tool name, the command, or the prefix. */
+	text: string,
+};
+
 /**  A sky object resolved by name through CDS Sesame. */
 export type ResolvedTarget = ResolvedTarget_Serialize | ResolvedTarget_Deserialize;
 
@@ -709,18 +747,6 @@ export type ResolvedTarget_Deserialize = {
 	resolvers: TargetResolver_Deserialize[],
 	/**  Number of bibliographic references Simbad lists, when given. */
 	referenceCount?: number | null,
-};
-
-/**  One way the user may answer "allow for this session" or "always". */
-export type PermissionGrant = {
-	kind: GrantKind,
-	/**
-	 *  The rule added, as `--allow` takes it: `file_write`, `run_bash(=git status)`,
-	 *  `run_bash(git status)`.
-	 */
-	rule: string,
-	/**  What it covers, to show: the tool name, the command, or the prefix. */
-	text: string,
 };
 
 /**  A sky object resolved by name through CDS Sesame. */
@@ -767,6 +793,12 @@ export type RunFinishReason =
 "cancelled" | 
 /**  The run stopped on an error (see the preceding `Error` event). */
 "failed";
+
+/**  A file the app wrote where the user chose. */
+export type SavedFile = {
+	path: string,
+	bytes: number,
+};
 
 /**
  *  One stored research session, as listed in the history sidebar and by
@@ -969,6 +1001,9 @@ export type TokenUsage = {
 	/**  Tokens spent on reasoning, when the provider reports them (part of completion). */
 	reasoningTokens: number,
 };
+
+/**  The language of the UI, which the native dialogs speak too. */
+export type UiLanguage = "en" | "zh";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -47,8 +47,10 @@ export type ResearchAgent = {
   sessionQuery: string;
   renameSession: (id: string, title: string) => Promise<void>;
   deleteSession: (id: string) => Promise<void>;
-  exportSession: (id: string, path: string) => Promise<boolean>;
-  importSession: (path: string) => Promise<void>;
+  /** Asks where to save (a native dialog, opened by the app); false when cancelled or failed. */
+  exportSession: (id: string) => Promise<boolean>;
+  /** Asks for a bundle (a native dialog, opened by the app), stores it and opens it. */
+  importSession: () => Promise<void>;
   refreshStatus: () => Promise<void>;
   send: (question: string, enableThinking: boolean) => Promise<boolean>;
   cancel: () => Promise<void>;
@@ -211,29 +213,39 @@ export function useResearchAgent(): ResearchAgent {
     [refreshSessions],
   );
 
-  const exportSession = useCallback(async (id: string, path: string) => {
-    const result = await commands.sessionExport(id, path);
-    if (result.status === "error") {
+  const exportSession = useCallback(async (id: string) => {
+    try {
+      const result = await commands.sessionExport(id);
+      if (result.status === "ok") return result.data !== null;
       setNotice(describe(result.error));
-      return false;
+    } catch (error) {
+      setNotice(describe(error));
     }
-    return true;
+    return false;
   }, []);
 
   const importSession = useCallback(
-    async (path: string) => {
-      const result = await commands.sessionImport(path);
+    async () => {
+      let result;
+      try {
+        result = await commands.sessionImport();
+      } catch (error) {
+        setNotice(describe(error));
+        return;
+      }
       if (result.status === "error") {
         setNotice(describe(result.error));
         return;
       }
+      if (result.data === null) return;
       await refreshSessions();
-      const timeline = await commands.sessionTimeline(result.data);
+      const imported = result.data;
+      const timeline = await commands.sessionTimeline(imported);
       if (timeline.status === "ok" && !running) {
         view.current++;
         setItems(timeline.data);
         setBefore(0);
-        setSessionId(result.data);
+        setSessionId(imported);
       }
     },
     [refreshSessions, running],

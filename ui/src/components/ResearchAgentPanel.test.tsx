@@ -328,6 +328,26 @@ describe("ResearchAgentPanel", () => {
     await user.click(screen.getByTestId("toggle-language"));
   });
 
+  it("exports and imports session bundles through the app's own dialogs", async () => {
+    const backend = mockBackend({
+      sessions,
+      timelines: { "s-old": m31Timeline, "s-imported": m31Timeline },
+      dialog: ["/home/astro/m31.asterism.json"],
+    });
+    render(<App />);
+    const user = userEvent.setup();
+    await user.click(within(await screen.findByTestId("session-entry")).getByRole("button"));
+    await user.click(await screen.findByTestId("session-export"));
+    await waitFor(() => expect(backend.callsTo("session_export")).toHaveLength(1));
+    // The webview names the session only; the app asks where to write it.
+    expect(backend.callsTo("session_export")[0].args).toEqual({ sessionId: "s-old" });
+    await user.click(screen.getByTestId("session-import"));
+    await waitFor(() => expect(backend.callsTo("session_timeline")).toHaveLength(1));
+    expect(backend.callsTo("session_import")[0].args).toEqual({});
+    expect(backend.callsTo("session_timeline")[0].args).toEqual({ sessionId: "s-imported" });
+    expect(backend.calls.some((call) => call.cmd.startsWith("plugin:dialog"))).toBe(false);
+  });
+
   it("denies with the reason the agent will see", async () => {
     const backend = mockBackend();
     render(<App />);

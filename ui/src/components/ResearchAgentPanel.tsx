@@ -1,4 +1,3 @@
-import { open } from "@tauri-apps/plugin-dialog";
 import { useTranslation } from "react-i18next";
 import { type ResearchAgent, useResearchAgent } from "../agent/useResearchAgent";
 import { AskUserQuestionCard } from "./AskUserQuestionCard";
@@ -19,15 +18,6 @@ type Props = { agent: ResearchAgent; onOpenSettings?: () => void };
 export function ResearchAgentView({ agent, onOpenSettings }: Props) {
   const { t } = useTranslation();
   const { status, running } = agent;
-
-  const importBundle = async () => {
-    const path = await open({
-      title: t("sessions.importTitle"),
-      multiple: false,
-      filters: [{ name: t("sessions.bundle"), extensions: ["json"] }],
-    });
-    if (typeof path === "string") await agent.importSession(path);
-  };
 
   return (
     <div className="layout">
@@ -59,9 +49,9 @@ export function ResearchAgentView({ agent, onOpenSettings }: Props) {
           onOpen={(id) => void agent.openSession(id)}
           onRename={(id, title) => void agent.renameSession(id, title)}
           onDelete={(id) => void agent.deleteSession(id)}
-          onExport={(id, path) => void agent.exportSession(id, path)}
+          onExport={(id) => void agent.exportSession(id)}
         />
-        <button type="button" className="link-button import-bundle" onClick={() => void importBundle()}>
+        <button type="button" className="link-button import-bundle" data-testid="session-import" onClick={() => void agent.importSession()}>
           {t("sessions.import")}
         </button>
       </aside>

@@ -1,4 +1,3 @@
-import { save } from "@tauri-apps/plugin-dialog";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { SessionSummary } from "../bindings";
@@ -16,7 +15,8 @@ type Props = {
   onOpen: (id: string) => void;
   onRename?: (id: string, title: string) => void;
   onDelete?: (id: string) => void;
-  onExport?: (id: string, path: string) => void;
+  /** Exports a session: the app asks where in a native save dialog. */
+  onExport?: (id: string) => void;
 };
 
 /** Past sessions, newest as the backend orders them; opening one replays it. */
@@ -29,14 +29,6 @@ export function SessionList({ sessions, currentId, disabled, onOpen, onRename, o
   if (sessions.length === 0) {
     return <p className="muted sessions-empty">{t("sessions.none")}</p>;
   }
-  const exportTo = async (session: SessionSummary) => {
-    const path = await save({
-      title: t("sessions.exportTitle"),
-      defaultPath: `${(session.title || "session").replace(/[^\p{L}\p{N}]+/gu, "-").slice(0, 60)}.asterism.json`,
-      filters: [{ name: t("sessions.bundle"), extensions: ["json"] }],
-    });
-    if (path) onExport?.(session.id, path);
-  };
   return (
     <ul className="session-list" data-testid="session-list" aria-label={t("sessions.label")}>
       {sessions.map((session) => (
@@ -90,7 +82,7 @@ export function SessionList({ sessions, currentId, disabled, onOpen, onRename, o
                 </button>
               )}
               {onExport && (
-                <button type="button" className="link-button" data-testid="session-export" onClick={() => void exportTo(session)}>
+                <button type="button" className="link-button" data-testid="session-export" onClick={() => onExport(session.id)}>
                   {t("sessions.export")}
                 </button>
               )}

@@ -1,12 +1,12 @@
 import { Channel } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { open, save } from "@tauri-apps/plugin-dialog";
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import {
   commands,
   type CollectionInfo,
   type ImportEvent,
+  type ImportPick,
   type ImportSummary,
   type LibraryPaper,
   type PaperDetails,
@@ -42,6 +42,8 @@ export function LibraryView() {
   const [selected, setSelected] = useState<string | null>(null);
   const [details, setDetails] = useState<PaperDetails | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
+  // An import (or its dialog) is under way: one at a time.
+  const [importing, setImporting] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [reading, setReading] = useState(false);
   const [pathText, setPathText] = useState("");
@@ -75,31 +77,46 @@ export function LibraryView() {
     else setDetails(null);
   }, [selected, loadDetails]);
 
-  const importPaths = useCallback(
-    async (paths: string[]) => {
-      if (paths.length === 0 || progress) return;
-      setProgress({ files: 0, total: paths.length, embedded: 0, toEmbed: 0, last: "" });
+  /**
+   * Runs an import command with a progress channel. The app opens the file dialog, or
+   * confirms dropped and typed paths in a native message box, so `null` means the user
+   * cancelled.
+   */
+  const runImport = useCallback(
+    async (start: (channel: Channel<ImportEvent>) => ReturnType<typeof commands.libraryImport>) => {
+      if (importing) return;
+      setImporting(true);
       const channel = new Channel<ImportEvent>();
       channel.onmessage = (event) => {
         if (event.kind === "file") {
-          setProgress((p) => p && { ...p, files: event.done, total: event.total, last: event.path.split(/[\\/]/).pop() ?? "" });
+          setProgress((p) => ({ ...(p ?? { embedded: 0, toEmbed: 0 }), files: event.done, total: event.total, last: event.path.split(/[\\/]/).pop() ?? "" }));
         } else if (event.kind === "embedding") {
-          setProgress((p) => p && { ...p, embedded: event.done, toEmbed: event.total });
+          setProgress((p) => ({ ...(p ?? { files: 0, total: 0, last: "" }), embedded: event.done, toEmbed: event.total }));
         }
       };
       try {
-        const summary: ImportSummary = await call(commands.libraryImport(paths, filter.collection ?? null, channel));
-        toasts.info(t("library.imported", summary));
-        if (summary.failed > 0) toasts.error(t("library.importFailed", { count: summary.failed }));
-        if (summary.indexError) toasts.error(summary.indexError);
+        const summary: ImportSummary | null = await call(start(channel));
+        if (summary) {
+          toasts.info(t("library.imported", summary));
+          if (summary.failed > 0) toasts.error(t("library.importFailed", { count: summary.failed }));
+          if (summary.indexError) toasts.error(summary.indexError);
+        }
       } catch (error) {
         toasts.error(describeError(error));
       } finally {
+        setImporting(false);
         setProgress(null);
         void refresh();
       }
     },
-    [filter.collection, progress, refresh, t, toasts],
+    [importing, refresh, t, toasts],
+  );
+  const collection = filter.collection ?? null;
+  const importPaths = useCallback(
+    async (paths: string[]) => {
+      if (paths.length > 0) await runImport((channel) => commands.libraryImportPaths(paths, collection, channel));
+    },
+    [collection, runImport],
   );
 
   // Files dropped anywhere on the window while the library is shown are imported.
@@ -127,27 +144,13 @@ export function LibraryView() {
     };
   }, [importPaths]);
 
-  const chooseFiles = async (directory: boolean) => {
-    const chosen = await open({
-      title: t(directory ? "library.importFolder" : "library.importFiles"),
-      multiple: !directory,
-      directory,
-      filters: directory ? undefined : [{ name: "PDF", extensions: ["pdf"] }],
-    });
-    const paths = chosen === null ? [] : Array.isArray(chosen) ? chosen : [chosen];
-    await importPaths(paths);
-  };
+  const choose = (pick: ImportPick) => runImport((channel) => commands.libraryImport(pick, collection, channel));
 
   const exportBib = async () => {
-    const path = await save({
-      title: t("library.exportBib"),
-      defaultPath: `${filter.collection ?? "library"}.bib`,
-      filters: [{ name: "BibTeX", extensions: ["bib"] }],
-    });
-    if (!path) return;
     try {
-      const result = await call(commands.libraryExportBib(filter.collection ?? null, path));
-      toasts.info(t("library.exported", { count: result.entries, path }));
+      const result = await call(commands.libraryExportBib(collection));
+      if (!result) return;
+      toasts.info(t("library.exported", { count: result.entries, path: result.path }));
       for (const note of result.notes) toasts.info(note);
     } catch (error) {
       toasts.error(describeError(error));
@@ -171,10 +174,10 @@ export function LibraryView() {
       <header className="panel-header">
         <h1>{t("library.title")}</h1>
         <div className="toolbar">
-          <button type="button" className="primary" data-testid="library-import" disabled={!!progress} onClick={() => void chooseFiles(false)}>
+          <button type="button" className="primary" data-testid="library-import" disabled={importing} onClick={() => void choose("files")}>
             {t("library.importFiles")}
           </button>
-          <button type="button" className="secondary" disabled={!!progress} onClick={() => void chooseFiles(true)}>
+          <button type="button" className="secondary" data-testid="library-import-folder" disabled={importing} onClick={() => void choose("folder")}>
             {t("library.importFolder")}
           </button>
           <button type="button" className="secondary" data-testid="library-export-bib" onClick={() => void exportBib()}>
@@ -198,7 +201,7 @@ export function LibraryView() {
           value={pathText}
           onChange={(event) => setPathText(event.target.value)}
         />
-        <button type="submit" className="secondary" data-testid="library-path-import" disabled={!pathText.trim() || !!progress}>
+        <button type="submit" className="secondary" data-testid="library-path-import" disabled={!pathText.trim() || importing}>
           {t("library.importPath")}
         </button>
       </form>

@@ -185,7 +185,10 @@ describe("LibraryView", () => {
 
     await user.click(within(view).getByTestId("library-import"));
     await waitFor(() => expect(backend.callsTo("library_import")).toHaveLength(1));
-    expect(backend.callsTo("library_import")[0]?.args.paths).toEqual(["/home/astro/Papers/freedman2019.pdf"]);
+    // The app opens the file dialog; the webview only says what to pick.
+    const { onProgress, ...args } = backend.callsTo("library_import")[0]!.args;
+    expect(args).toEqual({ pick: "files", collection: null });
+    expect(onProgress).toBeDefined();
     expect(await screen.findByTestId("info-toast")).toHaveTextContent("1 imported");
 
     await user.type(within(view).getByTestId("library-search"), "cepheid");
@@ -198,6 +201,31 @@ describe("LibraryView", () => {
     expect(within(details).getAllByTestId("note")[0]).toHaveTextContent("TRGB value");
     await user.type(within(details).getByPlaceholderText("Write a note"), "Check the zero point{Enter}");
     expect(backend.callsTo("note_add")[0]?.args.note).toMatchObject({ paperId: "p1", comment: "Check the zero point" });
+  });
+
+  it("imports a typed path through the app's confirmation, and nothing when it is declined", async () => {
+    const backend = mockBackend({ papers: [], confirm: false });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    const view = await screen.findByTestId("library-view");
+    await user.type(within(view).getByTestId("library-path"), "/home/astro/Papers{Enter}");
+    await waitFor(() => expect(backend.callsTo("library_import_paths")).toHaveLength(1));
+    expect(backend.callsTo("library_import_paths")[0]!.args).toMatchObject({ paths: ["/home/astro/Papers"], collection: null });
+    await waitFor(() => expect(within(view).getByTestId("library-path-import")).toBeDisabled());
+    expect(screen.queryByTestId("info-toast")).not.toBeInTheDocument();
+    expect(within(view).getByTestId("library-import")).toBeEnabled();
+  });
+
+  it("exports BibTeX where the app's save dialog says, and nothing when it is cancelled", async () => {
+    const backend = mockBackend({ papers: [paper], dialog: ["/home/astro/trgb.bib"] });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    const view = await screen.findByTestId("library-view");
+    await user.click(within(view).getByTestId("library-export-bib"));
+    expect(await screen.findByTestId("info-toast")).toHaveTextContent("1 entry written to /home/astro/trgb.bib");
+    expect(backend.callsTo("library_export_bib")[0]!.args).toEqual({ collection: null });
   });
 
   it("says what to do when the library is empty", async () => {

@@ -50,8 +50,16 @@ export type BackendOptions = {
   papers?: LibraryPaper[];
   notes?: Note[];
   settings?: SettingsView;
-  /** What the open/save dialogs answer. */
-  dialog?: string | string[] | null;
+  /**
+   * What the native dialogs the app opens answer: the paths chosen (save and folder
+   * dialogs take the first), or `null`, the default, when the user cancelled. The
+   * webview never calls the dialog plugin itself.
+   */
+  dialog?: string[] | null;
+  /** What the native message box asks before `library_import_paths` answers (default: yes). */
+  confirm?: boolean;
+  /** The session id `session_import` answers. */
+  importedSession?: string;
   /** Events `library_import` streams before it answers. */
   importEvents?: ImportEvent[];
 };
@@ -100,7 +108,11 @@ export function mockBackend(options: BackendOptions = {}) {
         case "library_collect":
           return null;
         case "session_export":
-          return 1234;
+          return options.dialog ? { path: options.dialog[0], bytes: 1234 } : null;
+        case "session_import":
+          return options.dialog ? (options.importedSession ?? "s-imported") : null;
+        case "dialog_language":
+          return null;
         case "session_metrics":
           return options.metrics?.[args.sessionId as string] ?? [];
         case "audit_page": {
@@ -131,7 +143,10 @@ export function mockBackend(options: BackendOptions = {}) {
           if (!paper) throw { kind: "notFound", message: "That paper is not in the library." } satisfies AppError;
           return { paper, abstractText: "We measure H0.", journal: "ApJ", notes: options.notes ?? [] };
         }
-        case "library_import": {
+        case "library_import":
+        case "library_import_paths": {
+          const answered = cmd === "library_import" ? options.dialog != null : (options.confirm ?? true);
+          if (!answered) return null;
           const channel = args.onProgress as Channel<ImportEvent>;
           const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
           (options.importEvents ?? []).forEach((message, index) => internals.runCallback(channel.id, { index, message }));
@@ -140,7 +155,7 @@ export function mockBackend(options: BackendOptions = {}) {
         case "library_search":
           return { hits: [], note: null };
         case "library_export_bib":
-          return { entries: (options.papers ?? []).length, notes: [] };
+          return options.dialog ? { entries: (options.papers ?? []).length, path: options.dialog[0], notes: [] } : null;
         case "note_add":
           return { id: "n1", ...(args.note as object) };
         case "settings_get":
@@ -148,9 +163,6 @@ export function mockBackend(options: BackendOptions = {}) {
           return options.settings;
         case "settings_save":
           return options.settings;
-        case "plugin:dialog|open":
-        case "plugin:dialog|save":
-          return options.dialog ?? null;
         default:
           throw new Error(`unexpected command ${cmd}`);
       }
