@@ -244,6 +244,11 @@ await scenario("settings: presets and masked keys", async (page) => {
   await page.getByText("Settings saved").waitFor();
   const saved = (await calls(page, "settings_save"))[0];
   assert(saved.secrets.length === 0, "no key sent when none was typed");
+  assert((await page.getByTestId("workspace-folder").textContent()).includes("none"), "no workspace at first");
+  await page.getByTestId("workspace-choose").click();
+  await page.getByTestId("workspace-folder").getByText("/home/astro/thesis").waitFor();
+  await page.getByTestId("workspace-clear").click();
+  await page.getByTestId("workspace-folder").getByText("none", { exact: false }).waitFor();
   await shot(page, "settings");
 });
 

@@ -432,6 +432,22 @@ await scenario("settings mask the API key; the UI switches to Chinese and back",
   const page = await script("return document.documentElement.outerHTML");
   assert(!page.includes("sk-e2e-not-a-real-key"), "the key never reaches the webview");
   await screenshot("settings.png");
+  // The workspace folder comes from the folder dialog; the root of the filesystem is
+  // refused, and the page cannot type one in.
+  assert((await textOf('[data-testid="workspace-folder"]')).includes(workspace), "the saved workspace is shown");
+  queueDialog(["/"]);
+  await click('[data-testid="workspace-choose"]');
+  await waitFor("the refusal", async () => (await textOf('[data-testid="error-toast"]')).includes("root of the filesystem"));
+  const another = realpathSync(mkdtempSync(join(tmpdir(), "asterism-e2e-workspace-")));
+  queueDialog([another]);
+  await click('[data-testid="workspace-choose"]');
+  await waitFor("the chosen folder", async () => (await textOf('[data-testid="workspace-folder"]')).includes(another));
+  const typed = await invoke("settings_save", { values: [{ name: "ASTERISM_WORKSPACE", value: "/etc" }], secrets: [] });
+  assert(typed.error?.kind === "invalidInput", `a typed workspace is refused: ${JSON.stringify(typed)}`);
+  await click('[data-testid="workspace-clear"]');
+  await waitFor("no workspace again", async () => (await textOf('[data-testid="workspace-folder"]')).includes("none"));
+  assert(dialogsAnswered(), "every queued answer was taken");
+  rmSync(another, { recursive: true, force: true });
   await click('[data-testid="toggle-language"]');
   await waitFor("Chinese labels", async () => (await textOf('[data-testid="nav-library"]')).includes("文献库"));
   await click('[data-testid="nav-agent"]');

@@ -41,7 +41,7 @@ const audit = Array.from({ length: 75 }, (_, index) => ({
   decision: index % 3 === 2 ? "deny" : "allow", outcome: index % 3 === 2 ? "rejected" : "ok", durationMs: 40 + index, error: null, createdAt: "2026-12-01T09:00:00Z",
 }));
 const settings = {
-  modelConfigured: true, dataDir: "/home/astro/.local/share/asterism",
+  modelConfigured: true, dataDir: "/home/astro/.local/share/asterism", workspace: null as string | null, workspaceProblem: null,
   fields: [
     ["LLM_BASE_URL", "https://dashscope.aliyuncs.com/compatible-mode/v1", false],
     ["LLM_MODEL", "qwen3-max", false],
@@ -176,7 +176,12 @@ mockIPC(
       case "library_collect":
         return cmd === "note_add" ? { id: "n2", ...(args.note as object) } : null;
       case "settings_get":
+        return settings;
       case "settings_save":
+        if ((args.values as { name: string }[]).some((value) => value.name === "ASTERISM_WORKSPACE")) settings.workspace = null;
+        return settings;
+      case "settings_choose_workspace":
+        settings.workspace = "/home/astro/thesis";
         return settings;
       default:
         throw { kind: "internal", message: `the browser mock has no ${cmd}` };

@@ -49,6 +49,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         views::target_resolve,
         settings::settings_get,
         settings::settings_save,
+        settings::settings_choose_workspace,
     ])
 }
 

@@ -1,15 +1,22 @@
 //! The settings page: every setting with where its value comes from, and saving. Plain
 //! values go to `{data_dir}/settings.json`; keys go to the system keyring (or an
-//! owner-only `secrets.json` when there is none) and never come back unmasked.
+//! owner-only `secrets.json` when there is none) and never come back unmasked. The
+//! agent's workspace folder is chosen only in a native folder dialog.
+
+use std::path::{Path, PathBuf};
 
 use asterism_agent::secrets::{SECRET_NAMES, Secrets};
 use asterism_agent::settings::{VARIABLES, write_settings_json};
 use serde::{Deserialize, Serialize};
 use specta::Type;
-use tauri::State;
+use tauri::{Manager, State};
 
+use crate::dialogs::{Dialogs, FileDialog, Phrase};
 use crate::error::{AppError, AppErrorKind};
 use crate::state::{AppState, Engine};
+
+/// The setting naming the folder the agent's file tools and shell may use.
+const WORKSPACE: &str = "ASTERISM_WORKSPACE";
 
 /// One setting as the page shows it.
 #[derive(Debug, Clone, Serialize, Type)]
@@ -34,6 +41,11 @@ pub struct SettingsView {
     pub fields: Vec<SettingField>,
     pub model_configured: bool,
     pub data_dir: String,
+    /// The folder the agent's file tools and shell may use; `None`: they reach only the
+    /// library (unset, or set to `/` or the home folder, which are ignored).
+    pub workspace: Option<String>,
+    /// Why the configured workspace is not used (`/`, the home folder, missing).
+    pub workspace_problem: Option<String>,
 }
 
 /// A value to save; an empty value goes back to the default.
@@ -76,6 +88,11 @@ fn view(engine: &Engine) -> SettingsView {
         fields,
         model_configured: settings.model_configured(),
         data_dir: settings.data_dir.display().to_string(),
+        workspace: settings
+            .workspace
+            .as_ref()
+            .map(|folder| folder.display().to_string()),
+        workspace_problem: settings.workspace_problem.clone(),
     }
 }
 
@@ -85,11 +102,9 @@ pub async fn settings_get(state: State<'_, AppState>) -> Result<SettingsView, Ap
     Ok(view(&state.engine()))
 }
 
-/// Saves values and keys, then rebuilds the engine with them (refused during a run).
-#[tauri::command]
-#[specta::specta]
-pub async fn settings_save(
-    state: State<'_, AppState>,
+/// Writes values to `settings.json` and keys to the keyring, then rebuilds the engine.
+fn save(
+    state: &AppState,
     values: Vec<SettingValue>,
     secrets: Vec<SettingValue>,
 ) -> Result<SettingsView, AppError> {
@@ -110,4 +125,97 @@ pub async fn settings_save(
     }
     let engine = state.reload()?;
     Ok(view(&engine))
+}
+
+/// Saves values and keys, then rebuilds the engine with them (refused during a run).
+/// The workspace folder may only be cleared here: `settings_choose_workspace` sets it.
+#[tauri::command]
+#[specta::specta]
+pub async fn settings_save(
+    state: State<'_, AppState>,
+    values: Vec<SettingValue>,
+    secrets: Vec<SettingValue>,
+) -> Result<SettingsView, AppError> {
+    if values
+        .iter()
+        .any(|value| value.name == WORKSPACE && !value.value.trim().is_empty())
+    {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "The workspace folder is chosen in a folder dialog (its Choose… button), not typed.",
+        ));
+    }
+    state.ensure_idle()?;
+    save(&state, values, secrets)
+}
+
+/// The folder to save as the workspace (links resolved), or why it cannot be one (the
+/// engine's rule: not the root of the filesystem nor the home folder itself, which would
+/// open everything to the agent's file tools and shell).
+fn checked_workspace(folder: &Path, home: Option<&Path>) -> Result<String, AppError> {
+    let refuse = |message: String| AppError::new(AppErrorKind::InvalidInput, message);
+    if let Some(problem) = asterism_agent::security::workspace_problem(folder, home) {
+        return Err(refuse(format!("Not saved: {problem}.")));
+    }
+    let folder: PathBuf = std::fs::canonicalize(folder)
+        .map_err(|error| refuse(format!("cannot open {}: {error}", folder.display())))?;
+    folder.to_str().map(str::to_string).ok_or_else(|| {
+        refuse("Not saved: the folder's path is not valid Unicode; choose another folder.".into())
+    })
+}
+
+/// Asks for the agent's workspace folder (a native folder dialog), saves it as
+/// `ASTERISM_WORKSPACE` and rebuilds the engine. `None` when the user cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn settings_choose_workspace(
+    window: tauri::WebviewWindow,
+    state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
+) -> Result<Option<SettingsView>, AppError> {
+    state.ensure_idle()?;
+    let dialog = FileDialog {
+        title: Phrase::ChooseWorkspace,
+        file_name: None,
+        filter: None,
+    };
+    let Some(folder) = dialogs.pick_folder(&window, dialog).await? else {
+        return Ok(None);
+    };
+    let home = window.path().home_dir().ok();
+    let folder = tokio::task::spawn_blocking(move || checked_workspace(&folder, home.as_deref()))
+        .await
+        .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))??;
+    let value = SettingValue {
+        name: WORKSPACE.into(),
+        value: folder,
+    };
+    save(&state, vec![value], Vec::new()).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_disk_and_the_home_folder_are_refused_as_workspace() {
+        let root = std::env::temp_dir().join(format!("asterism-workspace-{}", std::process::id()));
+        let home = root.join("home");
+        let project = home.join("thesis");
+        std::fs::create_dir_all(&project).unwrap();
+        let canonical = std::fs::canonicalize(&project).unwrap();
+        assert_eq!(
+            checked_workspace(&project, Some(&home)).unwrap(),
+            canonical.display().to_string()
+        );
+        let error = checked_workspace(&home, Some(&home)).unwrap_err();
+        assert!(error.message.contains("home folder itself"), "{error}");
+        // The same folder by another name is still the home folder.
+        let error = checked_workspace(&project.join(".."), Some(&home)).unwrap_err();
+        assert!(error.message.contains("home folder itself"), "{error}");
+        let error = checked_workspace(Path::new("/"), Some(&home)).unwrap_err();
+        assert!(error.message.contains("root of the filesystem"), "{error}");
+        assert!(checked_workspace(&root.join("missing"), None).is_err());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -86,17 +86,7 @@ impl AppState {
     /// Reads the settings again and rebuilds the services and the runtime over the same
     /// database. Refused while a question is being answered.
     pub fn reload(&self) -> Result<Arc<Engine>, AppError> {
-        if self
-            .runs
-            .lock()
-            .map(|runs| !runs.is_empty())
-            .unwrap_or(true)
-        {
-            return Err(AppError::new(
-                AppErrorKind::Busy,
-                "Finish or cancel the running question before changing settings.",
-            ));
-        }
+        self.ensure_idle()?;
         let settings = Settings::load()
             .map_err(|error| AppError::new(AppErrorKind::Config, error.to_string()))?;
         let store = self.engine().services.store.clone();
@@ -113,6 +103,22 @@ impl AppState {
             Err(poisoned) => *poisoned.into_inner() = engine.clone(),
         }
         Ok(engine)
+    }
+
+    /// Refuses while a question is being answered (settings cannot change under a run).
+    pub fn ensure_idle(&self) -> Result<(), AppError> {
+        if self
+            .runs
+            .lock()
+            .map(|runs| !runs.is_empty())
+            .unwrap_or(true)
+        {
+            return Err(AppError::new(
+                AppErrorKind::Busy,
+                "Finish or cancel the running question before changing settings.",
+            ));
+        }
+        Ok(())
     }
 
     /// Registers a run; a session runs one question at a time.

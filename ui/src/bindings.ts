@@ -93,9 +93,17 @@ export const commands = {
 	auditPage: (filter: AuditFilter_Deserialize, offset: number, limit: number) => typedError<AuditPage_Serialize, AppError>(__TAURI_INVOKE("audit_page", { filter, offset, limit })),
 	/**  Resolves an object name ("NGC 1068") through CDS Sesame, cached. */
 	targetResolve: (name: string) => typedError<TargetAnswer_Serialize, AppError>(__TAURI_INVOKE("target_resolve", { name })),
-	settingsGet: () => typedError<SettingsView, AppError>(__TAURI_INVOKE("settings_get")),
-	/**  Saves values and keys, then rebuilds the engine with them (refused during a run). */
-	settingsSave: (values: SettingValue[], secrets: SettingValue[]) => typedError<SettingsView, AppError>(__TAURI_INVOKE("settings_save", { values, secrets })),
+	settingsGet: () => typedError<SettingsView_Serialize, AppError>(__TAURI_INVOKE("settings_get")),
+	/**
+	 *  Saves values and keys, then rebuilds the engine with them (refused during a run).
+	 *  The workspace folder may only be cleared here: `settings_choose_workspace` sets it.
+	 */
+	settingsSave: (values: SettingValue[], secrets: SettingValue[]) => typedError<SettingsView_Serialize, AppError>(__TAURI_INVOKE("settings_save", { values, secrets })),
+	/**
+	 *  Asks for the agent's workspace folder (a native folder dialog), saves it as
+	 *  `ASTERISM_WORKSPACE` and rebuilds the engine. `None` when the user cancelled.
+	 */
+	settingsChooseWorkspace: () => typedError<SettingsView_Serialize | null, AppError>(__TAURI_INVOKE("settings_choose_workspace")),
 };
 
 /* Types */
@@ -865,10 +873,32 @@ export type SettingValue = {
 	value: string,
 };
 
-export type SettingsView = {
+export type SettingsView = SettingsView_Serialize | SettingsView_Deserialize;
+
+export type SettingsView_Deserialize = {
 	fields: SettingField[],
 	modelConfigured: boolean,
 	dataDir: string,
+	/**
+	 *  The folder the agent's file tools and shell may use; `None`: they reach only the
+	 *  library (unset, or set to `/` or the home folder, which are ignored).
+	 */
+	workspace?: string | null,
+	/**  Why the configured workspace is not used (`/`, the home folder, missing). */
+	workspaceProblem?: string | null,
+};
+
+export type SettingsView_Serialize = {
+	fields: SettingField[],
+	modelConfigured: boolean,
+	dataDir: string,
+	/**
+	 *  The folder the agent's file tools and shell may use; `None`: they reach only the
+	 *  library (unset, or set to `/` or the home folder, which are ignored).
+	 */
+	workspace: string | null,
+	/**  Why the configured workspace is not used (`/`, the home folder, missing). */
+	workspaceProblem: string | null,
 };
 
 /**  A sky object and whether the answer came from the local cache. */

@@ -15,6 +15,8 @@ export const PRESETS = [
 ] as const;
 
 const MAIN = ["LLM_BASE_URL", "LLM_MODEL", "FALLBACK_MODEL", "LLM_API_KEY", "ENABLE_THINKING", "ADS_API_TOKEN", "EMBEDDINGS", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "ASTERISM_MAX_STEPS", "MEMORY_EXTRACTION"];
+/** The agent's workspace folder: chosen in a native folder dialog only, never typed. */
+const WORKSPACE = "ASTERISM_WORKSPACE";
 const CHOICES: Record<string, string[]> = {
   EMBEDDINGS: ["auto", "local", "remote", "none"],
   ENABLE_THINKING: ["false", "true"],
@@ -45,7 +47,8 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
 
   if (!view) return <section className="panel" data-testid="settings-panel" />;
   const fields = new Map(view.fields.map((field) => [field.name, field]));
-  const advanced = view.fields.filter((field) => !MAIN.includes(field.name));
+  const advanced = view.fields.filter((field) => !MAIN.includes(field.name) && field.name !== WORKSPACE);
+  const workspaceField = fields.get(WORKSPACE);
 
   const applyPreset = (id: string) => {
     const preset = PRESETS.find((p) => p.id === id);
@@ -64,6 +67,24 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
       load(await call(commands.settingsSave(changed, keys)));
       toasts.info(t("settings.saved"));
       onSaved();
+    } catch (error) {
+      toasts.error(describeError(error));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  // The workspace changes at once (not with Save): the app opens the folder dialog and
+  // saves the choice; typed values elsewhere on the page are kept.
+  const changeWorkspace = async (change: () => ReturnType<typeof commands.settingsChooseWorkspace>) => {
+    setSaving(true);
+    try {
+      const next = await call(change());
+      if (next) {
+        setView(next);
+        toasts.info(next.workspace ? t("settings.workspaceSet", { folder: next.workspace }) : t("settings.workspaceCleared"));
+        onSaved();
+      }
     } catch (error) {
       toasts.error(describeError(error));
     } finally {
@@ -167,6 +188,34 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
           </button>
         </div>
       </form>
+      <fieldset data-testid="workspace-setting">
+        <legend>{t("settings.agent")}</legend>
+        <div className="setting">
+          <span>{t("settings.workspace")}</span>
+          <span className="workspace-field">
+            <span data-testid="workspace-folder">{view.workspace ? <code>{view.workspace}</code> : <span className="muted">{t("settings.workspaceNone")}</span>}</span>
+            <button type="button" className="secondary" data-testid="workspace-choose" disabled={saving} onClick={() => void changeWorkspace(() => commands.settingsChooseWorkspace())}>
+              {t("settings.chooseWorkspace")}
+            </button>
+            {view.workspace && (
+              <button
+                type="button"
+                className="link-button"
+                data-testid="workspace-clear"
+                disabled={saving}
+                onClick={() => void changeWorkspace(() => commands.settingsSave([{ name: WORKSPACE, value: "" }], []))}
+              >
+                {t("settings.clearWorkspace")}
+              </button>
+            )}
+          </span>
+          <small className="muted">
+            {t("settings.workspaceHelp")}
+            {view.workspaceProblem && <strong className="warn" data-testid="workspace-problem"> {t("settings.workspaceProblem", { problem: view.workspaceProblem })}</strong>}
+            {workspaceField?.overridden && <strong className="warn"> {t("settings.overridden", { source: workspaceField.source })}</strong>}
+          </small>
+        </div>
+      </fieldset>
       <fieldset>
         <legend>{t("settings.appearance")}</legend>
         <div className="setting">

@@ -28,6 +28,8 @@ const paper: LibraryPaper = {
 const settings: SettingsView = {
   modelConfigured: true,
   dataDir: "/home/astro/.local/share/asterism",
+  workspace: null,
+  workspaceProblem: null,
   fields: [
     { name: "LLM_BASE_URL", value: "https://api.deepseek.com/v1", secret: false, source: "settings.json", defaultValue: "https://api.openai.com/v1", description: "Endpoint", overridden: false },
     { name: "LLM_MODEL", value: "deepseek-chat", secret: false, source: "settings.json", defaultValue: "", description: "Model", overridden: false },
@@ -264,6 +266,54 @@ describe("SettingsPanel", () => {
     );
     expect(saved.values).not.toContainEqual(expect.objectContaining({ name: "EMBEDDINGS" }));
     expect(saved.secrets).toEqual([{ name: "ADS_API_TOKEN", value: "ads-secret-token" }]);
+  });
+});
+
+describe("Workspace folder", () => {
+  it("shows none, chooses a folder through the app's dialog, and clears it", async () => {
+    const backend = mockBackend({ settings, dialog: ["/home/astro/thesis"] });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    const row = await screen.findByTestId("workspace-setting");
+    expect(within(row).getByTestId("workspace-folder")).toHaveTextContent("none: the agent's file tools reach only the library");
+    expect(within(row).queryByTestId("workspace-clear")).not.toBeInTheDocument();
+    await user.click(within(row).getByTestId("workspace-choose"));
+    await waitFor(() => expect(within(row).getByTestId("workspace-folder")).toHaveTextContent("/home/astro/thesis"));
+    expect(backend.callsTo("settings_choose_workspace")[0]!.args).toEqual({});
+    await user.click(within(row).getByTestId("workspace-clear"));
+    await waitFor(() => expect(within(row).getByTestId("workspace-folder")).toHaveTextContent("none"));
+    expect(backend.callsTo("settings_save").at(-1)!.args).toEqual({ values: [{ name: "ASTERISM_WORKSPACE", value: "" }], secrets: [] });
+  });
+
+  it("shows the app's refusal of the root of the filesystem", async () => {
+    mockBackend({ settings, dialog: ["/"] });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    await user.click(await screen.findByTestId("workspace-choose"));
+    expect(await screen.findByTestId("error-toast")).toHaveTextContent("the root of the filesystem cannot be the workspace");
+    expect(screen.getByTestId("workspace-folder")).toHaveTextContent("none");
+  });
+
+  it("says why a configured workspace is not used", async () => {
+    mockBackend({ settings: { ...settings, workspaceProblem: "the home folder itself cannot be the workspace (choose a project folder inside it)" } });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    expect(await screen.findByTestId("workspace-problem")).toHaveTextContent("Not used: the home folder itself cannot be the workspace");
+  });
+
+  it("speaks Chinese", async () => {
+    mockBackend({ settings });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("toggle-language"));
+    await user.click(screen.getByTestId("nav-settings"));
+    const row = await screen.findByTestId("workspace-setting");
+    expect(row).toHaveTextContent("工作区文件夹");
+    expect(within(row).getByTestId("workspace-folder")).toHaveTextContent("无：助手的文件工具只能访问文献库");
+    await user.click(screen.getByTestId("toggle-language"));
   });
 });
 

@@ -161,8 +161,20 @@ export function mockBackend(options: BackendOptions = {}) {
         case "settings_get":
           if (!options.settings) throw new Error("no settings in this test");
           return options.settings;
-        case "settings_save":
-          return options.settings;
+        case "settings_save": {
+          if (!options.settings) throw new Error("no settings in this test");
+          const values = args.values as { name: string; value: string }[];
+          const workspace = values.find((value) => value.name === "ASTERISM_WORKSPACE");
+          if (workspace?.value) throw { kind: "invalidInput", message: "The workspace folder is chosen in a folder dialog" } satisfies AppError;
+          return workspace ? { ...options.settings, workspace: null } : options.settings;
+        }
+        case "settings_choose_workspace": {
+          if (!options.settings) throw new Error("no settings in this test");
+          const folder = options.dialog?.[0];
+          if (folder === undefined) return null;
+          if (folder === "/") throw { kind: "invalidInput", message: "Not saved: the root of the filesystem cannot be the workspace." } satisfies AppError;
+          return { ...options.settings, workspace: folder };
+        }
         default:
           throw new Error(`unexpected command ${cmd}`);
       }
