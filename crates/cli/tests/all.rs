@@ -5,4 +5,5 @@
 mod suite {
     mod ask;
     mod papers;
+    mod security;
 }
