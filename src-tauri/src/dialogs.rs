@@ -73,7 +73,7 @@ impl Phrase {
             (Pdf, _) => "PDF",
             (BibTex, _) => "BibTeX",
             (ChooseWorkspace, En) => "Choose the agent's workspace folder",
-            (ChooseWorkspace, Zh) => "选择智能体的工作区文件夹",
+            (ChooseWorkspace, Zh) => "选择助手的工作区文件夹",
             (ConfirmImportTitle, En) => "Import into the library?",
             (ConfirmImportTitle, Zh) => "导入文献库？",
             (Import, En) => "Import",
