@@ -147,3 +147,21 @@ impl Embedder for RemoteEmbedder {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let embedder = RemoteEmbedder::new(
+            "http://127.0.0.1:9/v1",
+            Some("sk-embedding-secret-98765".into()),
+            "m",
+        )
+        .unwrap();
+        let shown = format!("{embedder:?}");
+        assert!(!shown.contains("sk-embedding-secret-98765"), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
+    }
+}

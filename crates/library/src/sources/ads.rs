@@ -311,3 +311,21 @@ impl AdsClient {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_the_token() {
+        let client = AdsClient::new(
+            "http://127.0.0.1:9",
+            Some("ads-secret-token-123456".into()),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        let shown = format!("{client:?}");
+        assert!(!shown.contains("ads-secret-token-123456"), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
+    }
+}
