@@ -540,6 +540,17 @@ pub enum PermissionAnswer {
     },
 }
 
+/// What a permission request asks about.
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionQuestion<'a> {
+    pub tool_call_id: &'a str,
+    pub tool: &'a str,
+    pub arguments: &'a serde_json::Value,
+    pub reason: &'a str,
+    /// What "this session"/"always" may grant (empty: only "once").
+    pub grants: &'a [PermissionGrant],
+}
+
 /// Asks the user through `PermissionRequest` events and waits for the answer that
 /// comes back through [`PermissionBroker::answer`]. No answer in time means deny.
 #[derive(Debug)]
@@ -581,13 +592,16 @@ impl PermissionBroker {
     pub async fn ask(
         &self,
         sink: &dyn EventSink,
-        tool_call_id: &str,
-        tool: &str,
-        arguments: &serde_json::Value,
-        reason: &str,
-        grants: &[PermissionGrant],
+        question: PermissionQuestion<'_>,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> PermissionAnswer {
+        let PermissionQuestion {
+            tool_call_id,
+            tool,
+            arguments,
+            reason,
+            grants,
+        } = question;
         if !self.interactive {
             return PermissionAnswer::NoAnswer {
                 reason: format!(

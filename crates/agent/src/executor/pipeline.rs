@@ -234,11 +234,13 @@ async fn decide_and_execute(
             .broker
             .ask(
                 context.events.as_ref(),
-                &call.tool_call_id,
-                &call.name,
-                &arguments,
-                &reason,
-                &grants,
+                crate::permissions::PermissionQuestion {
+                    tool_call_id: &call.tool_call_id,
+                    tool: &call.name,
+                    arguments: &arguments,
+                    reason: &reason,
+                    grants: &grants,
+                },
                 &context.cancel,
             )
             .await

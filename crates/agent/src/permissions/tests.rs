@@ -123,11 +123,13 @@ async fn the_broker_delivers_answers_and_denies_on_timeout() {
     let answer = broker
         .ask(
             &sink,
-            "call_1",
-            "command",
-            &json!({"command": "ls"}),
-            "runs a command",
-            &[],
+            PermissionQuestion {
+                tool_call_id: "call_1",
+                tool: "command",
+                arguments: &json!({"command": "ls"}),
+                reason: "runs a command",
+                grants: &[],
+            },
             &cancel,
         )
         .await;
@@ -140,11 +142,13 @@ async fn the_broker_delivers_answers_and_denies_on_timeout() {
     let timed_out = broker
         .ask(
             &sink,
-            "call_2",
-            "command",
-            &json!({}),
-            "runs a command",
-            &[],
+            PermissionQuestion {
+                tool_call_id: "call_2",
+                tool: "command",
+                arguments: &json!({}),
+                reason: "runs a command",
+                grants: &[],
+            },
             &cancel,
         )
         .await;
@@ -159,11 +163,13 @@ async fn the_broker_delivers_answers_and_denies_on_timeout() {
     let denied = headless
         .ask(
             &sink,
-            "call_3",
-            "command",
-            &json!({}),
-            "runs a command",
-            &[],
+            PermissionQuestion {
+                tool_call_id: "call_3",
+                tool: "command",
+                arguments: &json!({}),
+                reason: "runs a command",
+                grants: &[],
+            },
             &cancel,
         )
         .await;

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use asterism_protocol::{GrantKind, PermissionGrant};
 
-use crate::permissions::{PermissionAnswer, Rule, RuleDecision};
+use crate::permissions::{PermissionAnswer, PermissionQuestion, Rule, RuleDecision};
 use crate::{ToolContext, ToolOutput, TypedTool};
 
 /// Ask the user for permission to use a tool, explaining why.
@@ -71,15 +71,17 @@ impl TypedTool for RequestPermissionTool {
             .broker
             .ask(
                 context.events.as_ref(),
-                &context.tool_call_id,
-                &args.tool,
-                &arguments,
-                &reason,
-                &[PermissionGrant {
-                    kind: GrantKind::Tool,
-                    rule: rule.text.clone(),
-                    text: rule.text.clone(),
-                }],
+                PermissionQuestion {
+                    tool_call_id: &context.tool_call_id,
+                    tool: &args.tool,
+                    arguments: &arguments,
+                    reason: &reason,
+                    grants: &[PermissionGrant {
+                        kind: GrantKind::Tool,
+                        rule: rule.text.clone(),
+                        text: rule.text.clone(),
+                    }],
+                },
                 &context.cancel,
             )
             .await

@@ -63,13 +63,37 @@ fn hostile_script(machine: &Machine) -> Vec<Turn> {
     vec![
         Turn {
             tool_calls: vec![
-                call("secrets", "read_file", json!({"path": format!("{data}/secrets.json")})),
-                call("db", "read_file", json!({"path": format!("{data}/asterism.db")})),
-                call("ssh", "read_file", json!({"path": format!("{home}/.ssh/id_rsa")})),
+                call(
+                    "secrets",
+                    "read_file",
+                    json!({"path": format!("{data}/secrets.json")}),
+                ),
+                call(
+                    "db",
+                    "read_file",
+                    json!({"path": format!("{data}/asterism.db")}),
+                ),
+                call(
+                    "ssh",
+                    "read_file",
+                    json!({"path": format!("{home}/.ssh/id_rsa")}),
+                ),
                 call("env", "read_file", json!({"path": ".env"})),
-                call("home_env", "read_file", json!({"path": format!("{home}/research/trgb/.env")})),
-                call("grep", "grep_files", json!({"pattern": "sk-live|ads-CLI|PRIVATE", "path": "."})),
-                call("shell", "run_bash", json!({"command": "env; cat .env ~/.ssh/id_rsa"})),
+                call(
+                    "home_env",
+                    "read_file",
+                    json!({"path": format!("{home}/research/trgb/.env")}),
+                ),
+                call(
+                    "grep",
+                    "grep_files",
+                    json!({"pattern": "sk-live|ads-CLI|PRIVATE", "path": "."}),
+                ),
+                call(
+                    "shell",
+                    "run_bash",
+                    json!({"command": "env; cat .env ~/.ssh/id_rsa"}),
+                ),
             ],
             ..Turn::default()
         },
@@ -154,7 +178,10 @@ fn assert_no_leak(machine: &Machine, output: &Output, mock: &MockLlm) {
     assert_eq!(holds_a_secret(&output.stdout), None, "--json output");
     assert_eq!(holds_a_secret(&output.stderr), None, "stderr");
     let leaks = leaks_in(&machine.data, &machine.data.join("secrets.json"));
-    assert!(leaks.is_empty(), "secrets stored in the data directory: {leaks:?}");
+    assert!(
+        leaks.is_empty(),
+        "secrets stored in the data directory: {leaks:?}"
+    );
     for request in mock.requests() {
         assert_eq!(
             holds_a_secret(request.body.to_string().as_bytes()),
@@ -165,7 +192,10 @@ fn assert_no_leak(machine: &Machine, output: &Output, mock: &MockLlm) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&machine.data).unwrap().permissions().mode();
+        let mode = std::fs::metadata(&machine.data)
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o700, "the data directory is owner-only");
     }
 }
