@@ -150,9 +150,12 @@ impl StreamAccumulator {
     fn push_tool_call_delta(&mut self, delta: ToolCallDelta, events: &mut Vec<ModelEvent>) {
         let index = delta.index.unwrap_or_else(|| {
             // Without an index, a delta carrying a new id starts a new call; anything
-            // else continues the latest one.
+            // else continues the latest one. (A provider's index can be usize::MAX: then
+            // there is no next index and the delta continues that call.)
             match (&delta.id, self.calls.last()) {
-                (Some(id), Some(last)) if !id.is_empty() && *id != last.id => last.index + 1,
+                (Some(id), Some(last)) if !id.is_empty() && *id != last.id => {
+                    last.index.saturating_add(1)
+                }
                 (_, Some(last)) => last.index,
                 (_, None) => 0,
             }
@@ -234,5 +237,28 @@ fn preview(text: &str) -> String {
         short + "…"
     } else {
         short
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the SSE property tests (`arbitrary_tool_call_fragments_assemble`): a call
+    /// at index usize::MAX, then a delta with a new id and no index, overflowed
+    /// `index + 1` and panicked in a debug build.
+    #[test]
+    fn a_new_id_after_a_call_at_the_largest_index_does_not_overflow() {
+        let mut accumulator = StreamAccumulator::new();
+        accumulator
+            .push_data(r#"{"choices":[{"delta":{"tool_calls":[{"index":18446744073709551615,"function":{}}]}}]}"#)
+            .unwrap();
+        accumulator
+            .push_data(r#"{"choices":[{"delta":{"tool_calls":[{"id":"call_a","function":{"name":"query_target"}}]}}]}"#)
+            .unwrap();
+        let (_, response) = accumulator.finish();
+        assert_eq!(response.tool_calls.len(), 1);
+        assert_eq!(response.tool_calls[0].id, "call_a");
+        assert_eq!(response.tool_calls[0].name, "query_target");
     }
 }
