@@ -306,3 +306,25 @@ async fn pump<S, B>(
     }
     let _ = sender.send(Ok(ModelEvent::Completed(response))).await;
 }
+
+/// Reads an OpenAI-compatible SSE response body, given as the byte chunks the connection
+/// delivered, into the events of one model call, with the same reader (`pump`) that
+/// [`OpenAiClient::stream`] runs on every response. Public so that tests can feed any
+/// chunking or corruption of a recorded stream without HTTP. Must be called inside a
+/// Tokio runtime: the body is read on a task of its own.
+pub fn model_events_from_sse<S, B>(
+    bytes: S,
+    cancel: CancellationToken,
+    idle_timeout: Duration,
+) -> ModelEventStream
+where
+    S: Stream<Item = Result<B, reqwest::Error>> + Send + Unpin + 'static,
+    B: AsRef<[u8]> + Send + 'static,
+{
+    let (sender, receiver) = mpsc::channel(256);
+    tokio::spawn(pump(bytes, sender, cancel, idle_timeout));
+    Box::pin(futures::stream::unfold(
+        receiver,
+        |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) },
+    ))
+}
