@@ -7,4 +7,5 @@ mod suite {
     mod faults;
     mod recorded_streams;
     mod requests;
+    mod sse_properties;
 }
