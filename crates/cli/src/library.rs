@@ -1,13 +1,13 @@
 //! `asterism library …` and `asterism rag`: the local paper library from the terminal.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use asterism_agent::{Services, Settings, bootstrap};
-use asterism_library::library::{ImportItem, ImportOutcome};
+use asterism_library::library::{ImportItem, ImportOutcome, IndexReport};
 use asterism_store::PaperFilter;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -177,10 +177,13 @@ fn outcome_line(item: &ImportItem) -> String {
     }
 }
 
+/// Embeds what is not embedded yet, with a progress bar on a terminal; `on_batch(done,
+/// total)` after each batch as well, when given.
 async fn index(
     services: &Services,
     json: bool,
-) -> anyhow::Result<Option<asterism_library::library::IndexReport>> {
+    on_batch: Option<&(dyn Fn(i64, i64) + Send + Sync)>,
+) -> anyhow::Result<Option<IndexReport>> {
     let (total, done) = services.store.chunk_counts().await?;
     let progress = bar(u64::try_from(total).unwrap_or(0), json, "embedding");
     progress.set_position(u64::try_from(done).unwrap_or(0));
@@ -190,13 +193,203 @@ async fn index(
         .index(&move |done, total| {
             shown.set_length(u64::try_from(total).unwrap_or(0));
             shown.set_position(u64::try_from(done).unwrap_or(0));
+            if let Some(on_batch) = on_batch {
+                on_batch(done, total);
+            }
         })
         .await?;
     progress.finish_and_clear();
     Ok(report)
 }
 
-fn print_index(report: &Option<asterism_library::library::IndexReport>) {
+/// What `library import` does besides importing.
+struct ImportOptions {
+    /// Let ADS/arXiv identify the papers.
+    online: bool,
+    collection: Option<String>,
+    /// Embed the new passages afterwards.
+    index: bool,
+    json: bool,
+}
+
+/// Where a finished file is reported, the moment it finishes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FileReport {
+    /// One NDJSON object on stdout (`--json`).
+    Json,
+    /// One line on stdout: what a script reading a pipe sees as each file is done.
+    Line,
+    /// Above the progress bar, when stdout and stderr are both the terminal.
+    AboveBar,
+}
+
+/// Prints one line on stdout and flushes it, so a reader of a pipe gets it now. (A
+/// closed pipe ends the process quietly through main's panic hook, as `println!` does.)
+fn emit(line: &str) {
+    println!("{line}");
+    let _ = std::io::stdout().flush();
+}
+
+/// One finished file as an NDJSON event: the app's `ImportEvent` `file` shape (camelCase)
+/// plus, for an imported paper, whether it was identified and its passage count.
+fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value {
+    let (outcome, paper_id, title, message) = match &item.outcome {
+        ImportOutcome::Imported {
+            paper_id,
+            title,
+            warning,
+            ..
+        } => ("imported", Some(paper_id), Some(title), warning.as_ref()),
+        ImportOutcome::Linked { paper_id, title } => ("linked", Some(paper_id), Some(title), None),
+        ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
+        ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason)),
+        ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason)),
+    };
+    let mut event = serde_json::json!({
+        "kind": "file",
+        "done": done,
+        "total": total,
+        "path": item.path,
+        "outcome": outcome,
+        "paperId": paper_id,
+        "title": title,
+        "message": message,
+    });
+    if let ImportOutcome::Imported {
+        identified, chunks, ..
+    } = &item.outcome
+    {
+        event["identified"] = serde_json::json!(identified);
+        event["chunks"] = serde_json::json!(chunks);
+    }
+    event
+}
+
+/// How many files came to each outcome.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ImportCounts {
+    imported: usize,
+    linked: usize,
+    duplicates: usize,
+    skipped: usize,
+    failed: usize,
+}
+
+impl ImportCounts {
+    fn of(items: &[ImportItem]) -> Self {
+        let mut counts = Self::default();
+        for item in items {
+            match item.outcome {
+                ImportOutcome::Imported { .. } => counts.imported += 1,
+                ImportOutcome::Linked { .. } => counts.linked += 1,
+                ImportOutcome::Duplicate { .. } => counts.duplicates += 1,
+                ImportOutcome::Skipped { .. } => counts.skipped += 1,
+                ImportOutcome::Failed { .. } => counts.failed += 1,
+            }
+        }
+        counts
+    }
+
+    /// `2 imported, 1 skipped, 1 failed, 4 files in all` (outcomes no file had are left out,
+    /// except imported and failed).
+    fn describe(&self, total: usize) -> String {
+        let mut parts = vec![format!("{} imported", self.imported)];
+        for (count, what) in [
+            (self.linked, "linked to papers already in the library"),
+            (self.duplicates, "already in the library"),
+            (self.skipped, "skipped"),
+        ] {
+            if count > 0 {
+                parts.push(format!("{count} {what}"));
+            }
+        }
+        parts.push(format!("{} failed", self.failed));
+        parts.push(format!("{total} files in all"));
+        parts.join(", ")
+    }
+}
+
+/// `asterism library import`: each file is reported as soon as it is done (a line, or an
+/// NDJSON object with `--json`), then the summary: on stderr for people, as the last
+/// NDJSON object (`kind: "finished"`) with `--json`. Exit 2 when a file failed.
+async fn import(
+    services: &Services,
+    paths: &[PathBuf],
+    options: ImportOptions,
+) -> anyhow::Result<ExitCode> {
+    let progress = bar(0, options.json, "importing");
+    let report = if options.json {
+        FileReport::Json
+    } else if !progress.is_hidden() && std::io::stdout().is_terminal() {
+        FileReport::AboveBar
+    } else {
+        FileReport::Line
+    };
+    let shown = progress.clone();
+    let items = services
+        .library
+        .import(paths, options.online, &move |done, total, item| {
+            shown.set_length(total as u64);
+            shown.set_position(done as u64);
+            match report {
+                FileReport::Json => emit(&file_event(done, total, item).to_string()),
+                FileReport::Line => emit(&outcome_line(item)),
+                FileReport::AboveBar => shown.println(outcome_line(item)),
+            }
+        })
+        .await;
+    progress.finish_and_clear();
+    if let Some(collection) = &options.collection {
+        for item in &items {
+            if let ImportOutcome::Imported { paper_id, .. }
+            | ImportOutcome::Linked { paper_id, .. } = &item.outcome
+            {
+                services
+                    .store
+                    .add_to_collection(paper_id, collection)
+                    .await?;
+            }
+        }
+    }
+    let on_batch = |done: i64, total: i64| {
+        emit(&serde_json::json!({"kind": "embedding", "done": done, "total": total}).to_string());
+    };
+    let index_report = if !options.index {
+        None
+    } else if options.json {
+        index(services, true, Some(&on_batch)).await?
+    } else {
+        index(services, false, None).await?
+    };
+    let counts = ImportCounts::of(&items);
+    if options.json {
+        emit(
+            &serde_json::json!({
+                "kind": "finished",
+                "total": items.len(),
+                "imported": counts.imported,
+                "linked": counts.linked,
+                "duplicates": counts.duplicates,
+                "skipped": counts.skipped,
+                "failed": counts.failed,
+                "index": index_report,
+            })
+            .to_string(),
+        );
+    } else {
+        eprintln!("{}", counts.describe(items.len()));
+        if options.index {
+            print_index(&index_report);
+        }
+    }
+    Ok(if counts.failed > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_index(report: &Option<IndexReport>) {
     match report {
         None => eprintln!(
             "no embedding model: search uses keywords only (see EMBEDDINGS in .env.example)"
@@ -226,70 +419,16 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
             no_index,
             json,
         } => {
-            let progress = bar(0, json, "importing");
-            let shown = progress.clone();
-            let items = library
-                .import(&paths, !offline, &move |done, total, item| {
-                    shown.set_length(total as u64);
-                    shown.set_position(done as u64);
-                    shown.println(outcome_line(item));
-                })
-                .await;
-            progress.finish_and_clear();
-            if let Some(collection) = &collection {
-                for item in &items {
-                    if let ImportOutcome::Imported { paper_id, .. }
-                    | ImportOutcome::Linked { paper_id, .. } = &item.outcome
-                    {
-                        services
-                            .store
-                            .add_to_collection(paper_id, collection)
-                            .await?;
-                    }
-                }
-            }
-            let report = if no_index {
-                None
-            } else {
-                index(&services, json).await?
+            let options = ImportOptions {
+                online: !offline,
+                collection,
+                index: !no_index,
+                json,
             };
-            let failed = items
-                .iter()
-                .filter(|item| matches!(item.outcome, ImportOutcome::Failed { .. }))
-                .count();
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(
-                        &serde_json::json!({"files": items, "index": report})
-                    )?
-                );
-            } else {
-                if !std::io::stderr().is_terminal() {
-                    for item in &items {
-                        println!("{}", outcome_line(item));
-                    }
-                }
-                let imported = items
-                    .iter()
-                    .filter(|item| matches!(item.outcome, ImportOutcome::Imported { .. }))
-                    .count();
-                eprintln!(
-                    "{imported} imported, {failed} failed, {} files in all",
-                    items.len()
-                );
-                if !no_index {
-                    print_index(&report);
-                }
-            }
-            Ok(if failed > 0 {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            })
+            import(&services, &paths, options).await
         }
         LibraryCommand::Index { json } => {
-            let report = index(&services, json).await?;
+            let report = index(&services, json, None).await?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -4,6 +4,7 @@
 
 mod suite {
     mod ask;
+    mod library_cli;
     mod papers;
     mod security;
 }

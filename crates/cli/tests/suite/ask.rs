@@ -374,14 +374,16 @@ async fn import_a_folder_search_it_and_ask_it_from_the_terminal() {
     ]);
     // One file failed, so the exit code says so; the rest went in.
     assert_eq!(import.status.code(), Some(2), "{import:?}");
-    let report: Value = serde_json::from_slice(&import.stdout).unwrap();
-    let outcomes: Vec<&str> = report["files"]
-        .as_array()
-        .unwrap()
+    // NDJSON: one object per file as it finishes, embedding batches, then the summary.
+    let events = json_lines(&import);
+    let outcomes: Vec<&str> = events
         .iter()
+        .filter(|event| event["kind"] == "file")
         .map(|file| file["outcome"].as_str().unwrap())
         .collect();
     assert_eq!(outcomes, ["imported", "failed", "skipped"]);
+    let report = events.last().unwrap();
+    assert_eq!(report["kind"], "finished");
     assert_eq!(report["index"]["remaining"], 0);
     assert!(report["index"]["embedded"].as_i64().unwrap() > 20);
 

@@ -1,0 +1,272 @@
+//! `asterism library import` as a script sees it: each file reported on stdout the
+//! moment it is done (a line, or NDJSON with `--json`), camelCase keys, errors once.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use asterism_testkit::{LoopbackServer, fixture_path};
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use serde_json::Value;
+use tokio::sync::watch;
+
+fn asterism(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_asterism"));
+    command
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("ASTERISM_DATA_DIR", dir.join("data"))
+        .env("ASTERISM_KEYRING", "off")
+        .env("EMBEDDINGS", "none");
+    command
+}
+
+/// A folder with two real papers and a corrupt PDF, in the order they are imported.
+fn papers_folder(dir: &Path) -> PathBuf {
+    let folder = dir.join("papers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        fixture_path("pdfs/rudolf_ms.pdf"),
+        folder.join("a-rudolf.pdf"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture_path("pdfs/celerite_ms.pdf"),
+        folder.join("b-celerite.pdf"),
+    )
+    .unwrap();
+    std::fs::write(folder.join("c-broken.pdf"), b"%PDF-1.4\n1 0 obj\n<<").unwrap();
+    folder
+}
+
+/// An embedding endpoint that holds every request until the test opens it, then answers
+/// 503: the import cannot finish (embedding comes after the files) while it is closed.
+async fn closed_embeddings() -> (LoopbackServer, watch::Sender<bool>) {
+    let (open, opened) = watch::channel(false);
+    let router = Router::new()
+        .route(
+            "/v1/embeddings",
+            post(
+                |State(mut opened): State<watch::Receiver<bool>>| async move {
+                    let _ = opened.wait_for(|open| *open).await;
+                    (StatusCode::SERVICE_UNAVAILABLE, "closed for the test")
+                },
+            ),
+        )
+        .with_state(opened);
+    (LoopbackServer::start(router, 0).await.unwrap(), open)
+}
+
+/// Every key of every object in `value`, nested ones too.
+fn keys(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                found.push(key.clone());
+                keys(inner, found);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| keys(item, found)),
+        _ => {}
+    }
+}
+
+fn assert_camel_case(value: &Value) {
+    let mut found = Vec::new();
+    keys(value, &mut found);
+    let snake: Vec<&String> = found.iter().filter(|key| key.contains('_')).collect();
+    assert!(snake.is_empty(), "snake_case keys {snake:?} in {value}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_json_streams_one_camel_case_object_per_file_then_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = papers_folder(dir.path());
+    let (embeddings, open) = closed_embeddings().await;
+    let mut child = asterism(dir.path())
+        .args([
+            "library",
+            "import",
+            folder.to_str().unwrap(),
+            "--offline",
+            "--json",
+        ])
+        .env("EMBEDDINGS", "remote")
+        .env("EMBEDDING_BASE_URL", format!("{}/v1", embeddings.url()))
+        .env("EMBEDDING_MODEL", "held-embedding")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let read_line = move |mut stdout: BufReader<std::process::ChildStdout>| {
+        tokio::task::spawn_blocking(move || {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            (stdout, line)
+        })
+    };
+
+    // Each file's line arrives while the process is still at work (it cannot finish
+    // before the embedding endpoint opens).
+    let mut files = Vec::new();
+    for _ in 0..3 {
+        let Ok(read) = tokio::time::timeout(Duration::from_secs(60), read_line(stdout)).await
+        else {
+            let _ = child.kill();
+            panic!("no line within 60 s: files are not reported as they finish");
+        };
+        let (rest, line) = read.unwrap();
+        stdout = rest;
+        assert!(line.ends_with('\n'), "a whole line: {line:?}");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the line came before the process exited: {line}"
+        );
+        files.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    open.send(true).unwrap();
+    let rest: Vec<Value> = tokio::task::spawn_blocking(move || {
+        stdout
+            .lines()
+            .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+            .collect()
+    })
+    .await
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "a file failed: {output:?}");
+
+    // One object per file, then the summary, and nothing else (no embedding batch
+    // finished: the endpoint answered 503).
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    for event in files.iter().chain(&rest) {
+        assert_camel_case(event);
+    }
+    let outcomes: Vec<&str> = files
+        .iter()
+        .map(|file| file["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["imported", "imported", "failed"]);
+    for (n, file) in files.iter().enumerate() {
+        assert_eq!(file["kind"], "file");
+        assert_eq!(file["done"], n + 1);
+        assert_eq!(file["total"], 3);
+    }
+    assert!(files[0]["path"].as_str().unwrap().ends_with("a-rudolf.pdf"));
+    assert!(
+        files[0]["paperId"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
+    assert!(files[0]["chunks"].as_u64().unwrap() > 10);
+    assert_eq!(files[0]["identified"], false, "offline");
+    assert!(files[2]["paperId"].is_null());
+    assert!(
+        files[2]["message"]
+            .as_str()
+            .is_some_and(|why| !why.is_empty())
+    );
+    let summary = &rest[0];
+    assert_eq!(summary["kind"], "finished");
+    assert_eq!(summary["total"], 3);
+    assert_eq!(summary["imported"], 2);
+    assert_eq!(summary["failed"], 1);
+    assert_eq!(summary["duplicates"], 0);
+    assert!(
+        summary["index"]["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("503")),
+        "{summary}"
+    );
+    assert!(summary["index"]["remaining"].as_i64().unwrap() > 20);
+    // Nothing went to stderr twice: the failure is in its file's object only.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("c-broken.pdf"), "{stderr}");
+
+    // The other library commands' JSON speaks camelCase too.
+    let paper_id = files[0]["paperId"].as_str().unwrap();
+    for args in [
+        vec!["library", "list", "--json"],
+        vec!["library", "show", paper_id, "--json"],
+        vec!["library", "search", "planet", "--json"],
+        vec!["library", "notes", "--json"],
+        vec!["library", "index", "--json"],
+    ] {
+        let output = asterism(dir.path()).args(&args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_camel_case(&value);
+    }
+}
+
+#[test]
+fn import_without_a_terminal_prints_a_line_per_file_and_the_summary_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = papers_folder(dir.path());
+    let import = |extra: &[&str]| {
+        asterism(dir.path())
+            .args(["library", "import", "--offline"])
+            .args(extra)
+            .arg(&folder)
+            .output()
+            .unwrap()
+    };
+    let first = import(&["--no-index"]);
+    assert_eq!(first.status.code(), Some(2), "{first:?}");
+    let again = import(&[]);
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    for (output, outcome) in [(&first, "imported"), (&again, "duplicate")] {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "{stdout}");
+        assert!(lines[0].starts_with(outcome), "{stdout}");
+        assert!(lines[1].starts_with(outcome), "{stdout}");
+        assert!(lines[2].starts_with("failed    "), "{stdout}");
+        assert!(lines[2].contains("c-broken.pdf"), "{stdout}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("c-broken.pdf"), "reported once: {stderr}");
+    }
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        stderr.contains("2 imported, 1 failed, 3 files in all"),
+        "{stderr}"
+    );
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("0 imported, 2 already in the library, 1 failed, 3 files in all"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("keywords only"),
+        "EMBEDDINGS=none: {stderr}"
+    );
+}
+
+#[test]
+fn an_import_that_cannot_start_says_why_once_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = papers_folder(dir.path());
+    // The data directory is a file: the library cannot be opened.
+    std::fs::write(dir.path().join("data"), "not a folder").unwrap();
+    for json in [false, true] {
+        let mut command = asterism(dir.path());
+        command
+            .args(["library", "import", "--offline"])
+            .arg(&folder);
+        if json {
+            command.arg("--json");
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        assert!(output.stdout.is_empty(), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    }
+}
