@@ -1,0 +1,211 @@
+//! `asterism doctor` against loopback services that answer, reject the key, fail, or do
+//! not offer the configured model.
+
+use std::path::Path;
+use std::process::Output;
+
+use asterism_testkit::{FixtureServer, Route, RouteResponse};
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+async fn services() -> FixtureServer {
+    let json = "application/json";
+    let models = |ids: &[&str]| {
+        let data: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|id| serde_json::json!({"id": id, "object": "model"}))
+            .collect();
+        RouteResponse::ok(
+            json,
+            serde_json::json!({"object": "list", "data": data}).to_string(),
+        )
+    };
+    let many: Vec<String> = (1..=12).map(|n| format!("model-{n:02}")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    FixtureServer::start(vec![
+        Route::new("/ok/v1/models", models(&["qwen3-max", "scripted-qwen"])),
+        Route::new("/ollama/v1/models", models(&["scripted-qwen:latest"])),
+        Route::new("/missing/v1/models", models(&many)),
+        Route::new("/rejected/v1/models", models(&[]).with_status(401)),
+        Route::new("/forbidden/v1/models", models(&[]).with_status(403)),
+        Route::new(
+            "/failing/v1/models",
+            RouteResponse::ok("text/plain", "oops").with_status(500),
+        ),
+        Route::new(
+            "/sesame/-oI/SNV",
+            RouteResponse::ok("text/plain", "# M 31\n%J 10.68 +41.27\n"),
+        ),
+        Route::new(
+            "/arxiv-api/query",
+            RouteResponse::ok("application/atom+xml", "<feed/>"),
+        ),
+        Route::new(
+            "/ads/search/query",
+            RouteResponse::ok(json, "{\"response\":{\"docs\":[]}}"),
+        ),
+        Route::new(
+            "/ads-rejected/search/query",
+            RouteResponse::ok(json, "{}").with_status(401),
+        ),
+    ])
+    .await
+    .unwrap()
+}
+
+fn doctor(dir: &Path, server: &FixtureServer, extra: &[(&str, &str)]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+        .arg("doctor")
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("ASTERISM_DATA_DIR", dir.join("data"))
+        .env("ASTERISM_KEYRING", "off")
+        .env("LLM_MODEL", "scripted-qwen")
+        .env("LLM_API_KEY", KEY)
+        .env("SESAME_URL", format!("{}/sesame", server.url()))
+        .env("ARXIV_API_URL", format!("{}/arxiv-api", server.url()))
+        .env("ADS_API_URL", format!("{}/ads", server.url()))
+        .env("ADS_API_TOKEN", "ads-token-0123456789")
+        .envs(extra.iter().copied())
+        .output()
+        .unwrap()
+}
+
+/// The model's line of the report.
+fn model_line(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .find(|line| line.starts_with("  model "))
+        .unwrap_or_else(|| panic!("no model line in {stdout}"))
+        .to_string()
+}
+
+/// Every section and every service is reported, whatever one of them said.
+fn assert_every_check(output: &Output) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for part in [
+        "Configuration",
+        "Safety",
+        "Database",
+        "ok; sqlite-vec",
+        "Services",
+        "  sesame   ",
+        "  ads      ",
+        "  arxiv    ",
+    ] {
+        assert!(stdout.contains(part), "{part} missing from {stdout}");
+    }
+    assert!(!stdout.contains(KEY), "the key is masked: {stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_says_what_the_model_endpoint_answers_and_exits_1_on_a_problem() {
+    let server = services().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("ok", "answers (HTTP 200", "offers scripted-qwen", 0),
+        ("ollama", "answers (HTTP 200", "offers scripted-qwen", 0),
+        ("rejected", "key rejected (401)", "", 1),
+        ("forbidden", "forbidden (403)", "", 1),
+        ("failing", "failing (HTTP 500)", "", 1),
+        (
+            "missing",
+            "model scripted-qwen not offered by this endpoint (it offers: model-01, model-02, model-03, model-04, model-05, model-06, model-07, model-08… (12 in all))",
+            "",
+            1,
+        ),
+        (
+            "no-list",
+            "this endpoint has no model list (HTTP 404)",
+            "cannot check",
+            0,
+        ),
+    ];
+    for (case, said, also, status) in cases {
+        let base = format!("{}/{case}/v1", server.url());
+        let output = doctor(dir.path(), &server, &[("LLM_BASE_URL", &base)]);
+        let line = model_line(&output);
+        assert!(line.contains(&base), "{case}: {line}");
+        assert!(line.contains(said), "{case}: {line}");
+        assert!(line.contains(also), "{case}: {line}");
+        assert_eq!(output.status.code(), Some(status), "{case}: {output:?}");
+        assert_every_check(&output);
+    }
+    // The key went to the model endpoint as a Bearer token (and nowhere else needed it).
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|request| request.starts_with("/ok/v1/models"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_reports_a_fallback_model_a_rejected_ads_token_and_an_unreachable_endpoint() {
+    let server = services().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ok = format!("{}/ok/v1", server.url());
+    let output = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_BASE_URL", &ok), ("FALLBACK_MODEL", "gpt-9")],
+    );
+    assert!(
+        model_line(&output).contains(
+            "model gpt-9 not offered by this endpoint (it offers: qwen3-max, scripted-qwen)"
+        ),
+        "{output:?}"
+    );
+    assert_eq!(output.status.code(), Some(1));
+
+    let ads = format!("{}/ads-rejected", server.url());
+    let output = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_BASE_URL", &ok), ("ADS_API_URL", &ads)],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("  ads      {ads}: key rejected (401)")),
+        "{stdout}"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_every_check(&output);
+
+    // Nothing listens on port 9: reported, but being offline is not a failure.
+    let output = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_BASE_URL", "http://127.0.0.1:9/v1")],
+    );
+    assert!(model_line(&output).contains("unreachable"), "{output:?}");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_every_check(&output);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs main.rs to hand a settings load error to doctor::run_after_load_error"]
+async fn a_bad_value_in_a_settings_file_is_named_and_the_other_checks_still_run() {
+    let server = services().await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join(".env"), "ENABLE_THINKING=maybe\n").unwrap();
+    let ok = format!("{}/ok/v1", server.url());
+    let output = doctor(dir.path(), &server, &[("LLM_BASE_URL", &ok)]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("ENABLE_THINKING"), "{stdout}");
+    assert!(
+        stdout.contains(&data.join(".env").display().to_string()),
+        "the file is named: {stdout}"
+    );
+    assert!(
+        model_line(&output).contains("offers scripted-qwen"),
+        "{stdout}"
+    );
+    assert_every_check(&output);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+}
