@@ -64,6 +64,16 @@ fn parse_number(text: &str) -> Option<f64> {
         .filter(|value| value.is_finite())
 }
 
+/// A right ascension in degrees, if the text is one: a number in [0, 360).
+fn parse_ra(text: &str) -> Option<f64> {
+    parse_number(text).filter(|ra| (0.0..360.0).contains(ra))
+}
+
+/// A declination in degrees, if the text is one: a number in [-90, 90].
+fn parse_dec(text: &str) -> Option<f64> {
+    parse_number(text).filter(|dec| (-90.0..=90.0).contains(dec))
+}
+
 fn parse_text(body: &str) -> Vec<ResolverAnswer> {
     let mut answers = Vec::new();
     let mut current: Option<ResolverAnswer> = None;
@@ -97,8 +107,8 @@ fn parse_text(body: &str) -> Vec<ResolverAnswer> {
             "%J" => {
                 let coordinates = value.split('=').next().unwrap_or(value);
                 let mut parts = coordinates.split_whitespace();
-                answer.ra_deg = parts.next().and_then(parse_number);
-                answer.dec_deg = parts.next().and_then(parse_number);
+                answer.ra_deg = parts.next().and_then(parse_ra);
+                answer.dec_deg = parts.next().and_then(parse_dec);
             }
             "%I.0" => answer.main_name = Some(clean_name(value)),
             "%I" => answer.aliases.push(clean_name(value)),
@@ -192,8 +202,8 @@ fn parse_xml(body: &str) -> Result<Vec<ResolverAnswer>, SesameError> {
                     .map(String::as_str)
                     .unwrap_or("");
                 match (parent, leaf) {
-                    ("Resolver", "jradeg") => answer.ra_deg = parse_number(value),
-                    ("Resolver", "jdedeg") => answer.dec_deg = parse_number(value),
+                    ("Resolver", "jradeg") => answer.ra_deg = parse_ra(value),
+                    ("Resolver", "jdedeg") => answer.dec_deg = parse_dec(value),
                     ("Resolver", "oname") => answer.main_name = Some(clean_name(value)),
                     ("Resolver", "alias") => answer.aliases.push(clean_name(value)),
                     ("Resolver", "otype") => answer.object_type = Some(value.to_string()),

@@ -115,6 +115,26 @@ fn garbage_is_a_bad_response_not_a_panic() {
     }
 }
 
+/// Found by the property tests: a position off the sky (a damaged digit, a number past
+/// f64's integers) was taken as the target's position and printed as `+256204778801521:…`.
+#[test]
+fn a_resolver_with_a_position_off_the_sky_is_ignored() {
+    let text = "#=S=Simbad\n%I.0 M 31\n%J 10.68 1e38\n#=V=VizieR\n%J 10.6 +41.2\n";
+    let target = parse_sesame("M 31", text).unwrap();
+    assert_eq!((target.resolver.as_str(), target.dec_deg), ("VizieR", 41.2));
+    let xml = "<Sesame><Target><Resolver name=\"S=Simbad\"><jradeg>400</jradeg>\
+               <jdedeg>41.2</jdedeg></Resolver></Target></Sesame>";
+    assert_eq!(
+        parse_sesame("M 31", xml),
+        Err(SesameError::NotFound("M 31".into()))
+    );
+    for (ra, dec) in [("-0.1", "0"), ("360", "0"), ("0", "90.01"), ("0", "-90.01")] {
+        let text = format!("#=S=Simbad\n%J {ra} {dec}\n");
+        assert!(parse_sesame("x", &text).is_err(), "{ra} {dec}");
+    }
+    assert!(parse_sesame("x", "#=S=Simbad\n%J 0 -90\n").is_ok());
+}
+
 #[test]
 fn sexagesimal_rounding_carries() {
     assert_eq!(ra_to_sexagesimal(359.9999999), "00:00:00.00");
