@@ -50,6 +50,8 @@ pub enum Phrase {
     ChooseWorkspace,
     ConfirmImportTitle,
     Import,
+    ConfirmKeyTitle,
+    SaveAndSend,
     Cancel,
 }
 
@@ -78,6 +80,10 @@ impl Phrase {
             (ConfirmImportTitle, Zh) => "导入文献库？",
             (Import, En) => "Import",
             (Import, Zh) => "导入",
+            (ConfirmKeyTitle, En) => "Send your API key to a new address?",
+            (ConfirmKeyTitle, Zh) => "将 API 密钥发送到新地址？",
+            (SaveAndSend, En) => "Save and send",
+            (SaveAndSend, Zh) => "保存并发送",
             (Cancel, En) => "Cancel",
             (Cancel, Zh) => "取消",
         }

@@ -1,7 +1,11 @@
 //! The settings page: every setting with where its value comes from, and saving. Plain
 //! values go to `{data_dir}/settings.json`; keys go to the system keyring (or an
 //! owner-only `secrets.json` when there is none) and never come back unmasked. The
-//! agent's workspace folder is chosen only in a native folder dialog.
+//! agent's workspace folder is chosen only in a native folder dialog. A save that would
+//! send a key to a new host is confirmed in a native message box first
+//! ([`key_destinations`]).
+
+mod key_destinations;
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::{Manager, State};
 
-use crate::dialogs::{Dialogs, FileDialog, Phrase};
+use crate::dialogs::{Dialogs, FileDialog, Phrase, UiLanguage, shown};
 use crate::error::{AppError, AppErrorKind};
 use crate::state::{AppState, Engine};
 
@@ -127,12 +131,58 @@ fn save(
     Ok(view(&engine))
 }
 
+/// The question of the message box before a key goes to a new address, in the UI's
+/// language: each key and where it would go (escaped, so a crafted address cannot add
+/// lines or reverse text).
+fn key_question(destinations: &[key_destinations::KeyDestination], language: UiLanguage) -> String {
+    let lines: Vec<String> = destinations
+        .iter()
+        .map(|destination| {
+            let url = shown(Path::new(&destination.url));
+            match language {
+                UiLanguage::En => format!("Send your API key ({}) to {url}?", destination.key),
+                UiLanguage::Zh => format!("将您的 API 密钥（{}）发送到 {url}？", destination.key),
+            }
+        })
+        .collect();
+    let warning = match language {
+        UiLanguage::En => {
+            "Every request to this address will carry the key. Confirm only if you typed the address yourself."
+        }
+        UiLanguage::Zh => "发往该地址的每个请求都会携带此密钥。仅当地址是您亲自输入的时才确认。",
+    };
+    format!("{}\n\n{warning}", lines.join("\n"))
+}
+
+/// The error of a declined save, in the UI's language.
+fn declined(destinations: &[key_destinations::KeyDestination], language: UiLanguage) -> AppError {
+    let where_to: Vec<String> = destinations
+        .iter()
+        .map(|destination| shown(Path::new(&destination.url)))
+        .collect();
+    let message = match language {
+        UiLanguage::En => format!(
+            "Not saved: you did not confirm sending your API key to {}.",
+            where_to.join(", ")
+        ),
+        UiLanguage::Zh => format!(
+            "未保存：您没有确认将 API 密钥发送到 {}。",
+            where_to.join("、")
+        ),
+    };
+    AppError::new(AppErrorKind::InvalidInput, message)
+}
+
 /// Saves values and keys, then rebuilds the engine with them (refused during a run).
 /// The workspace folder may only be cleared here: `settings_choose_workspace` sets it.
+/// When the save would send a key to a new host (not this machine, not a provider
+/// preset), a native message box asks first; declined, nothing is saved.
 #[tauri::command]
 #[specta::specta]
 pub async fn settings_save(
+    window: tauri::WebviewWindow,
     state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
     values: Vec<SettingValue>,
     secrets: Vec<SettingValue>,
 ) -> Result<SettingsView, AppError> {
@@ -146,6 +196,33 @@ pub async fn settings_save(
         ));
     }
     state.ensure_idle()?;
+    let pairs = |list: &[SettingValue]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|item| (item.name.clone(), item.value.clone()))
+            .collect()
+    };
+    let destinations = key_destinations::needing_confirmation(
+        &state.engine().settings,
+        &pairs(&values),
+        &pairs(&secrets),
+    );
+    if !destinations.is_empty() {
+        let language = dialogs.language();
+        let question = key_question(&destinations, language);
+        let confirmed = dialogs
+            .confirm(
+                &window,
+                Phrase::ConfirmKeyTitle,
+                question,
+                Phrase::SaveAndSend,
+            )
+            .await?;
+        if !confirmed {
+            return Err(declined(&destinations, language));
+        }
+        // A run may have started while the box was open.
+        state.ensure_idle()?;
+    }
     save(&state, values, secrets)
 }
 
@@ -217,5 +294,30 @@ mod tests {
         assert!(error.message.contains("root of the filesystem"), "{error}");
         assert!(checked_workspace(&root.join("missing"), None).is_err());
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_key_question_names_each_key_and_escapes_the_address() {
+        let destinations = [key_destinations::KeyDestination {
+            key: "LLM_API_KEY",
+            endpoint: "LLM_BASE_URL",
+            url: "https://evil.example/v1\n\nAll safe: click Save".into(),
+        }];
+        let question = key_question(&destinations, UiLanguage::En);
+        assert!(
+            question.starts_with(
+                "Send your API key (LLM_API_KEY) to https://evil.example/v1\\u{a}\\u{a}All safe: click Save?\n\n"
+            ),
+            "{question}"
+        );
+        assert!(
+            key_question(&destinations, UiLanguage::Zh).contains("发送到 https://evil.example/v1")
+        );
+        let error = declined(&destinations, UiLanguage::En);
+        assert_eq!(error.kind, AppErrorKind::InvalidInput);
+        assert!(
+            error.message.starts_with("Not saved: you did not confirm"),
+            "{error}"
+        );
     }
 }

@@ -97,6 +97,8 @@ export const commands = {
 	/**
 	 *  Saves values and keys, then rebuilds the engine with them (refused during a run).
 	 *  The workspace folder may only be cleared here: `settings_choose_workspace` sets it.
+	 *  When the save would send a key to a new host (not this machine, not a provider
+	 *  preset), a native message box asks first; declined, nothing is saved.
 	 */
 	settingsSave: (values: SettingValue[], secrets: SettingValue[]) => typedError<SettingsView_Serialize, AppError>(__TAURI_INVOKE("settings_save", { values, secrets })),
 	/**

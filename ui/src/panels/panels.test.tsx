@@ -2,7 +2,7 @@ import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "../App";
-import type { AuditEntry, LibraryPaper, MetricEntry, SettingsView, TimelineItem } from "../bindings";
+import type { AppError, AuditEntry, LibraryPaper, MetricEntry, SettingsView, TimelineItem } from "../bindings";
 import { ResearchAgentPanel } from "../components/ResearchAgentPanel";
 import { mockBackend, ev } from "../test/backend";
 import { redact } from "./AuditLogViewer";
@@ -266,6 +266,29 @@ describe("SettingsPanel", () => {
     );
     expect(saved.values).not.toContainEqual(expect.objectContaining({ name: "EMBEDDINGS" }));
     expect(saved.secrets).toEqual([{ name: "ADS_API_TOKEN", value: "ads-secret-token" }]);
+  });
+
+  it("shows why a save was refused when the key question was declined, and keeps what was typed", async () => {
+    const refusal = "Not saved: you did not confirm sending your API key to https://evil.example/v1.";
+    const backend = mockBackend({
+      settings,
+      settingsSave: () => {
+        throw { kind: "invalidInput", message: refusal } satisfies AppError;
+      },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    const panel = await screen.findByTestId("settings-panel");
+    const url = await within(panel).findByTestId("setting-LLM_BASE_URL");
+    await user.clear(url);
+    await user.type(url, "https://evil.example/v1");
+    await user.click(within(panel).getByTestId("settings-save"));
+    expect(await screen.findByTestId("error-toast")).toHaveTextContent(refusal);
+    expect(backend.callsTo("settings_save")[0]!.args.values).toEqual([{ name: "LLM_BASE_URL", value: "https://evil.example/v1" }]);
+    expect(within(panel).getByTestId("setting-LLM_BASE_URL")).toHaveValue("https://evil.example/v1");
+    expect(within(panel).getByTestId("settings-save")).toBeEnabled();
+    expect(screen.queryByText("Settings saved and applied.")).not.toBeInTheDocument();
   });
 });
 

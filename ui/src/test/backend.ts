@@ -58,6 +58,8 @@ export type BackendOptions = {
   dialog?: string[] | null;
   /** What the native message box asks before `library_import_paths` answers (default: yes). */
   confirm?: boolean;
+  /** Replaces `settings_save`'s answer; throw an AppError to fail the command (e.g. a declined key question). */
+  settingsSave?: (args: Record<string, unknown>) => SettingsView;
   /** The session id `session_import` answers. */
   importedSession?: string;
   /** Events `library_import` streams before it answers. */
@@ -162,6 +164,7 @@ export function mockBackend(options: BackendOptions = {}) {
           if (!options.settings) throw new Error("no settings in this test");
           return options.settings;
         case "settings_save": {
+          if (options.settingsSave) return options.settingsSave(args);
           if (!options.settings) throw new Error("no settings in this test");
           const values = args.values as { name: string; value: string }[];
           const workspace = values.find((value) => value.name === "ASTERISM_WORKSPACE");
