@@ -110,7 +110,7 @@ fn parse_text(body: &str) -> Vec<ResolverAnswer> {
                 answer.ra_deg = parts.next().and_then(parse_ra);
                 answer.dec_deg = parts.next().and_then(parse_dec);
             }
-            "%I.0" => answer.main_name = Some(clean_name(value)),
+            "%I.0" => answer.main_name = Some(clean_name(value)).filter(|name| !name.is_empty()),
             "%I" => answer.aliases.push(clean_name(value)),
             "%C.0" => answer.object_type = Some(value.to_string()),
             "%M" | "%MT" => answer.morphology = Some(value.to_string()),
@@ -204,7 +204,9 @@ fn parse_xml(body: &str) -> Result<Vec<ResolverAnswer>, SesameError> {
                 match (parent, leaf) {
                     ("Resolver", "jradeg") => answer.ra_deg = parse_ra(value),
                     ("Resolver", "jdedeg") => answer.dec_deg = parse_dec(value),
-                    ("Resolver", "oname") => answer.main_name = Some(clean_name(value)),
+                    ("Resolver", "oname") => {
+                        answer.main_name = Some(clean_name(value)).filter(|name| !name.is_empty())
+                    }
                     ("Resolver", "alias") => answer.aliases.push(clean_name(value)),
                     ("Resolver", "otype") => answer.object_type = Some(value.to_string()),
                     // Simbad's MType is a numeric code; NED's is the morphology in words.

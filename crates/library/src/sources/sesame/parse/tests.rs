@@ -135,6 +135,17 @@ fn a_resolver_with_a_position_off_the_sky_is_ignored() {
     assert!(parse_sesame("x", "#=S=Simbad\n%J 0 -90\n").is_ok());
 }
 
+/// Found by the property tests: a main name that is empty once VizieR's braces are
+/// gone (`%I.0 { }`) named the target "" instead of the query.
+#[test]
+fn an_empty_main_name_falls_back_to_the_query() {
+    let text = "#=S=Simbad\n%I.0 { }\n%J 10.68 +41.27\n";
+    assert_eq!(parse_sesame("M 31", text).unwrap().name, "M 31");
+    let xml = "<Sesame><Target><Resolver name=\"S=Simbad\"><jradeg>10.68</jradeg>\
+               <jdedeg>41.27</jdedeg><oname> </oname></Resolver></Target></Sesame>";
+    assert_eq!(parse_sesame("M 31", xml).unwrap().name, "M 31");
+}
+
 #[test]
 fn sexagesimal_rounding_carries() {
     assert_eq!(ra_to_sexagesimal(359.9999999), "00:00:00.00");
