@@ -66,6 +66,9 @@ fn arxiv_from_identifiers(identifiers: &[String]) -> Option<String> {
 /// Reads one ADS doc; `None` when it has no bibcode.
 pub fn paper_from_doc(doc: &Value) -> Option<PaperRecord> {
     let bibcode = doc.get("bibcode")?.as_str()?.trim().to_string();
+    if bibcode.is_empty() {
+        return None;
+    }
     let identifiers = strings(doc.get("identifier"));
     let year = match doc.get("year") {
         Some(Value::String(year)) => year.trim().get(..4).and_then(|year| year.parse().ok()),
@@ -132,6 +135,16 @@ mod tests {
         let abstract_text = paper.abstract_text.unwrap();
         assert!(abstract_text.contains("Goodman & Weare"));
         assert!(!abstract_text.contains("<SUP>"));
+    }
+
+    /// Found by the ADS property tests: a blank bibcode made a paper whose bibcode was
+    /// "", which the library and the BibTeX export would key on.
+    #[test]
+    fn a_blank_bibcode_is_no_bibcode() {
+        for bibcode in ["", "   "] {
+            let doc = serde_json::json!({"bibcode": bibcode, "title": ["A title"]});
+            assert_eq!(paper_from_doc(&doc), None, "{bibcode:?}");
+        }
     }
 
     #[test]
