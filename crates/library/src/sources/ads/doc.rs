@@ -79,7 +79,8 @@ pub fn paper_from_doc(doc: &Value) -> Option<PaperRecord> {
     let citation_count = doc
         .get("citation_count")
         .and_then(Value::as_i64)
-        .and_then(|n| i32::try_from(n).ok());
+        .and_then(|n| i32::try_from(n).ok())
+        .filter(|n| *n >= 0);
     let journal = doc.get("pub").and_then(Value::as_str).map(str::to_string);
     Some(PaperRecord {
         arxiv_id: arxiv_from_identifiers(&identifiers),
@@ -145,6 +146,15 @@ mod tests {
             let doc = serde_json::json!({"bibcode": bibcode, "title": ["A title"]});
             assert_eq!(paper_from_doc(&doc), None, "{bibcode:?}");
         }
+    }
+
+    /// Found by the ADS property tests: a negative citation_count was kept.
+    #[test]
+    fn a_negative_citation_count_is_no_count() {
+        let doc = serde_json::json!({"bibcode": "2013PASP..125..306F", "citation_count": -1});
+        assert_eq!(paper_from_doc(&doc).unwrap().citation_count, None);
+        let doc = serde_json::json!({"bibcode": "2013PASP..125..306F", "citation_count": 0});
+        assert_eq!(paper_from_doc(&doc).unwrap().citation_count, Some(0));
     }
 
     #[test]
