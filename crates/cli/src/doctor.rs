@@ -280,7 +280,12 @@ fn fallback_settings(
     let describe = |error: &SettingsError| match error {
         SettingsError::BadValue { name, value, .. } => {
             match where_set(name, value, environment, cwd_env) {
-                Some(source) if !error.to_string().contains(&source) => {
+                // Once the error names its source itself, it is not named twice.
+                Some(source)
+                    if !error
+                        .to_string()
+                        .contains(source.trim_start_matches("the ")) =>
+                {
                     format!("{error} (set in {source})")
                 }
                 _ => error.to_string(),
