@@ -5,8 +5,10 @@
 mod suite {
     mod ads;
     mod arxiv;
+    mod atom_properties;
     mod download;
     mod library;
+    mod mutate;
     mod parse;
     mod search;
 }
