@@ -11,4 +11,5 @@ mod suite {
     mod mutate;
     mod parse;
     mod search;
+    mod sesame_properties;
 }
