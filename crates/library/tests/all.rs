@@ -4,6 +4,7 @@
 
 mod suite {
     mod ads;
+    mod ads_properties;
     mod arxiv;
     mod atom_properties;
     mod download;
