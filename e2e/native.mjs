@@ -462,11 +462,19 @@ await scenario("settings mask the API key; the UI switches to Chinese and back",
 const replayRounds = Math.max(1, Number(process.env.E2E_REPLAY_ROUNDS ?? 1));
 const replayTimes = [];
 await scenario("a 10,000-event session replays virtualised", async () => {
+  // 10,000 timeline items: 5,000 runs of a question and an answer, each ended by its
+  // RunFinished row as the runtime stores it (a run without one replays as interrupted).
   const messages = [];
+  let row = 0;
   for (let seq = 1; seq <= 10000; seq++) {
     const user = seq % 2 === 1;
-    messages.push({ seq, run_id: `r${Math.ceil(seq / 2)}`, step: user ? 0 : 1, agent_name: "main", role: user ? "user" : "assistant",
+    const run_id = `r${Math.ceil(seq / 2)}`;
+    messages.push({ seq: ++row, run_id, step: user ? 0 : 1, agent_name: "main", role: user ? "user" : "assistant",
       content: user ? `Question ${seq}` : `Answer ${seq}: TRGB distance modulus $\\mu = 29.4$ for NGC ${seq}.`, metadata: "{}", created_at: "2026-12-01T10:00:00Z" });
+    if (!user) {
+      const finished = { type: "RunFinished", sessionId: "", reason: "completed", usage: { promptTokens: 0, completionTokens: 0, reasoningTokens: 0 }, steps: 1, finishedAt: "2026-12-01T10:00:01Z" };
+      messages.push({ seq: ++row, run_id, step: 1, agent_name: "main", role: "event", content: "", metadata: JSON.stringify({ event: finished }), created_at: "2026-12-01T10:00:01Z" });
+    }
   }
   for (let round = 1; round <= replayRounds; round++) {
     const id = `replay-10k-${round}`;

@@ -166,11 +166,12 @@ pub fn model_client(settings: &Settings) -> Result<Arc<dyn ChatModel>, Bootstrap
             settings.data_dir.display().to_string(),
         ));
     }
-    let config = OpenAiConfig::new(
+    let mut config = OpenAiConfig::new(
         settings.llm_base_url.clone(),
         settings.llm_api_key.clone(),
         settings.llm_model.clone(),
     );
+    config.idle_timeout = settings.llm_idle_timeout;
     let client: Arc<dyn ChatModel> = Arc::new(OpenAiClient::new(config)?);
     Ok(Arc::new(ResilientModel::new(
         client,
@@ -187,6 +188,7 @@ pub fn runtime(
     let model = model_client(settings)?;
     let config = AgentConfig {
         max_steps: settings.max_steps,
+        max_argument_bytes: settings.max_argument_bytes,
         ..AgentConfig::default()
     };
     let registry = ToolRegistry::new_with_team(services.background.clone(), services.team.clone());

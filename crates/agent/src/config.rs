@@ -11,6 +11,9 @@ pub struct AgentConfig {
     pub tool_timeout: Duration,
     /// Tool output longer than this goes to a file; the model gets a stub and a preview.
     pub max_output_chars: usize,
+    /// A call whose arguments are longer than this (bytes of JSON) is refused before the
+    /// tool runs, with an error quoting only their start (`MAX_TOOL_ARGUMENT_KB`).
+    pub max_argument_bytes: usize,
     /// The same call this many times in a row is refused as a loop (0 turns it off).
     pub duplicate_call_threshold: usize,
     /// Start each tool call as soon as its arguments are complete in the stream.
@@ -26,6 +29,7 @@ impl Default for AgentConfig {
             max_steps: 25,
             tool_timeout: Duration::from_secs(120),
             max_output_chars: 4000,
+            max_argument_bytes: 256 * 1024,
             duplicate_call_threshold: 3,
             streaming_tools: true,
             permission_timeout: Duration::from_secs(300),

@@ -229,6 +229,23 @@ impl StepExecutor {
     }
 }
 
+/// Arguments longer than this (bytes of JSON) are kept in the audit log as a digest and
+/// their first KiB: the assistant message already stores them whole, once.
+pub const AUDIT_ARGUMENT_BYTES: usize = 4096;
+
+/// What the audit row keeps of a call's arguments.
+fn audit_arguments(arguments: &serde_json::Value) -> serde_json::Value {
+    let text = arguments.to_string();
+    if text.len() <= AUDIT_ARGUMENT_BYTES {
+        return arguments.clone();
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    let start: String = text.chars().take(1024).collect();
+    serde_json::json!({"sha256": hex, "bytes": text.len(), "start": start})
+}
+
 /// Hands the audit and metric rows of the calls to the writer.
 fn record(results: &[CallResult], shared: &ExecutorShared, step: i32) {
     let context = &shared.context;
@@ -240,10 +257,12 @@ fn record(results: &[CallResult], shared: &ExecutorShared, step: i32) {
                 agent_name: context.agent_name.clone(),
                 tool_call_id: result.tool_call_id.clone(),
                 tool: result.name.clone(),
-                arguments: context
-                    .services
-                    .scrubber
-                    .json(&redact_secrets(&result.arguments)),
+                arguments: audit_arguments(
+                    &context
+                        .services
+                        .scrubber
+                        .json(&redact_secrets(&result.arguments)),
+                ),
                 decision: result.decision.into(),
                 outcome: result.outcome.into(),
                 duration_ms: result.duration.as_secs_f64() * 1000.0,

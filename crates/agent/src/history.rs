@@ -8,6 +8,62 @@ use asterism_store::{MessageRole, NewMessage, StoredMessage};
 pub(crate) const INTERRUPTED_RESULT: &str =
     "This tool call was interrupted (the run was cancelled or failed) before it returned a result.";
 
+/// The most characters of one message's text sent to the model, and the most bytes of
+/// one tool call's arguments: a bigger one stays whole in the database, and the model
+/// gets its start and a note (a session holding a 5 MB message can still be continued).
+pub const MAX_MESSAGE_CHARS_FOR_MODEL: usize = 64 * 1024;
+pub const MAX_ARGUMENT_BYTES_FOR_MODEL: usize = 16 * 1024;
+
+/// `text` cut to `MAX_MESSAGE_CHARS_FOR_MODEL` characters with a note, if longer.
+fn cut_text(text: String) -> String {
+    let total = text.chars().count();
+    if total <= MAX_MESSAGE_CHARS_FOR_MODEL {
+        return text;
+    }
+    let kept: String = text.chars().take(MAX_MESSAGE_CHARS_FOR_MODEL).collect();
+    format!(
+        "{kept}\n[… {} more characters of this message are kept in the session but not sent to the model]",
+        total - MAX_MESSAGE_CHARS_FOR_MODEL
+    )
+}
+
+/// A message as the model is sent it: over-long text cut, over-long tool arguments
+/// replaced by a short JSON note (the call keeps its id and name, so its result still
+/// answers it).
+pub(crate) fn cut_for_model(message: ChatMessage) -> ChatMessage {
+    match message {
+        ChatMessage::User { content } => ChatMessage::User {
+            content: cut_text(content),
+        },
+        ChatMessage::Tool {
+            tool_call_id,
+            content,
+        } => ChatMessage::Tool {
+            tool_call_id,
+            content: cut_text(content),
+        },
+        ChatMessage::Assistant {
+            content,
+            tool_calls,
+        } => ChatMessage::Assistant {
+            content: content.map(cut_text),
+            tool_calls: tool_calls
+                .into_iter()
+                .map(|mut call| {
+                    if call.arguments.len() > MAX_ARGUMENT_BYTES_FOR_MODEL {
+                        call.arguments = serde_json::json!({
+                            "cut": format!("{} bytes of arguments, kept in the session but not sent again", call.arguments.len())
+                        })
+                        .to_string();
+                    }
+                    call
+                })
+                .collect(),
+        },
+        other => other,
+    }
+}
+
 /// Rebuilds an agent's conversation from its stored messages (system rows are left out:
 /// the current system prompt is used). Tool results are put in call order whatever order
 /// they were stored in; calls without a stored result get an "interrupted" result, so the
@@ -78,7 +134,7 @@ pub(crate) fn conversation_from(messages: &[StoredMessage], agent_name: &str) ->
         }
     }
     close_open(&mut conversation, &mut open_calls, &mut results);
-    conversation
+    conversation.into_iter().map(cut_for_model).collect()
 }
 
 /// The summary and kept turns of a stored compaction event.

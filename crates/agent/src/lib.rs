@@ -11,6 +11,7 @@ pub mod events;
 pub mod executor;
 mod history;
 pub mod hooks;
+pub mod lease;
 pub mod memory;
 pub mod permissions;
 pub mod persist;

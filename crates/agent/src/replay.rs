@@ -16,7 +16,49 @@ pub async fn session_events(
 ) -> Result<Vec<AgentEvent>, StoreError> {
     let session = store.session(session_id).await?;
     let messages = store.messages_for_replay(session_id).await?;
-    Ok(events_from_messages(&session.id, &session.model, &messages))
+    let mut events = events_from_messages(&session.id, &session.model, &messages);
+    // The last run has no end: interrupted, unless a live run is still writing it.
+    if run_is_open(&events)
+        && !store
+            .session_is_busy(session_id, crate::lease::STALE_AFTER)
+            .await?
+    {
+        events.push(interrupted(&events));
+    }
+    Ok(events)
+}
+
+/// Whether the last run of these events has not finished.
+fn run_is_open(events: &[AgentEvent]) -> bool {
+    events
+        .iter()
+        .rev()
+        .find_map(|event| match event {
+            AgentEvent::RunStarted { .. } => Some(true),
+            AgentEvent::RunFinished { .. } => Some(false),
+            _ => None,
+        })
+        .unwrap_or(false)
+}
+
+/// The marker of a run whose process ended before it did (killed, crashed, power cut).
+fn interrupted(events: &[AgentEvent]) -> AgentEvent {
+    let step = events
+        .iter()
+        .rev()
+        .find_map(|event| match event {
+            AgentEvent::ToolCall { step, .. }
+            | AgentEvent::ToolResult { step, .. }
+            | AgentEvent::Thinking { step, .. }
+            | AgentEvent::TextDelta { step, .. } => Some(*step),
+            _ => None,
+        })
+        .unwrap_or(0);
+    AgentEvent::Error {
+        kind: "interrupted".into(),
+        message: "This run was interrupted: its process ended before the run finished. The session can be continued.".into(),
+        step,
+    }
 }
 
 /// The timeline of a stored session: the same fold the live UI applies.
@@ -107,6 +149,9 @@ pub fn events_from_messages(
     messages: &[StoredMessage],
 ) -> Vec<AgentEvent> {
     let mut events = Vec::new();
+    // Whether the last RunStarted has had its RunFinished (kept, not searched for: a
+    // session can hold thousands of runs).
+    let mut open_run = false;
     for message in messages {
         let agent_name = message.agent_name.clone();
         match message.role {
@@ -115,18 +160,24 @@ pub fn events_from_messages(
             MessageRole::User if message.agent_name != asterism_protocol::MAIN_AGENT => {}
             // A background result handed to the agent: its Notice row shows it.
             MessageRole::User if message.metadata.get("background").is_some() => {}
-            MessageRole::User => events.push(AgentEvent::RunStarted {
-                run_id: message.run_id.clone(),
-                session_id: session_id.to_string(),
-                question: message.content.clone(),
-                model: message
-                    .metadata
-                    .get("model")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or(model)
-                    .to_string(),
-                started_at: message.created_at.clone(),
-            }),
+            MessageRole::User => {
+                if open_run {
+                    events.push(interrupted(&events));
+                }
+                open_run = true;
+                events.push(AgentEvent::RunStarted {
+                    run_id: message.run_id.clone(),
+                    session_id: session_id.to_string(),
+                    question: message.content.clone(),
+                    model: message
+                        .metadata
+                        .get("model")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or(model)
+                        .to_string(),
+                    started_at: message.created_at.clone(),
+                });
+            }
             MessageRole::Assistant => {
                 let thinking = text_field(&message.metadata, "thinking");
                 if !thinking.is_empty() {
@@ -215,6 +266,9 @@ pub fn events_from_messages(
                     .get("event")
                     .and_then(|event| serde_json::from_value::<AgentEvent>(event.clone()).ok())
                 {
+                    if matches!(event, AgentEvent::RunFinished { .. }) {
+                        open_run = false;
+                    }
                     events.push(event);
                 }
             }

@@ -51,6 +51,8 @@ pub struct RunOutcome {
     pub error: Option<String>,
     /// The final answer text (the last step's text).
     pub answer: String,
+    /// Set when the session was busy in another run (its pid): nothing was done.
+    pub busy_pid: Option<u32>,
 }
 
 /// The agent: a model, tools, services and the rules they run under.
@@ -66,6 +68,8 @@ pub struct AgentRuntime {
     rules: Vec<Rule>,
     grants: Vec<Rule>,
     hooks: HookRegistry,
+    /// Wait for a session busy in another run instead of refusing (`ask --wait`).
+    wait_for_session: bool,
     /// Rules granted "for this session", by session id.
     session_rules: Arc<Mutex<HashMap<String, SessionGrants>>>,
     /// Manual compaction flags, by session id.
@@ -104,6 +108,7 @@ impl AgentRuntime {
             rules: Vec::new(),
             grants: Vec::new(),
             hooks: HookRegistry::new(),
+            wait_for_session: false,
             session_rules: Arc::default(),
             compaction_requests: Arc::default(),
         }
@@ -140,6 +145,12 @@ impl AgentRuntime {
     /// CLI's `--allow RULE`): a call they match runs instead of asking. A Deny still wins.
     pub fn with_grants(mut self, grants: Vec<Rule>) -> Self {
         self.grants.extend(grants);
+        self
+    }
+
+    /// Waits for a session that another run holds instead of refusing at once.
+    pub fn with_wait_for_session(mut self, wait: bool) -> Self {
+        self.wait_for_session = wait;
         self
     }
 
@@ -198,10 +209,24 @@ impl AgentRuntime {
             .unwrap_or_else(crate::new_session_id);
         // Nothing leaves the run with a secret value in it: not the events, not the rows.
         let sink = crate::security::ScrubbingSink::wrap(sink, &self.services.scrubber);
+        let run_id = uuid::Uuid::new_v4().to_string();
+        // One run per session, across processes: nothing is written before the lease.
+        let lease = match crate::lease::SessionLease::take(
+            &self.services.store,
+            &session_id,
+            &run_id,
+            self.wait_for_session,
+            &cancel,
+        )
+        .await
+        {
+            Ok(lease) => lease,
+            Err(error) => return self.not_started(&session_id, &sink, error),
+        };
         let run = Run {
             rows: RowScope {
                 session_id: session_id.clone(),
-                run_id: uuid::Uuid::new_v4().to_string(),
+                run_id,
                 agent_name: MAIN_AGENT.to_string(),
             },
             sink: &sink,
@@ -219,6 +244,7 @@ impl AgentRuntime {
             steps: 0,
             error: None,
             answer: String::new(),
+            busy_pid: None,
         };
         // A broken hooks.json is reported once the question is stored (see run_inner).
         let (hooks, hooks_problem) = self.load_hooks();
@@ -251,10 +277,41 @@ impl AgentRuntime {
         if let Err(error) = self.services.store.touch_session(&session_id).await {
             tracing::warn!(%error, "could not update the session time");
         }
+        lease.release().await;
         outcome.error = outcome
             .error
             .map(|error| self.services.scrubber.text(&error));
         outcome
+    }
+
+    /// The outcome of a run that could not take its session (busy, cancelled while
+    /// waiting, or the database failed): an error event, nothing stored.
+    fn not_started(
+        &self,
+        session_id: &str,
+        sink: &Arc<dyn EventSink>,
+        error: crate::lease::LeaseError,
+    ) -> RunOutcome {
+        use crate::lease::LeaseError;
+        let (kind, reason, busy_pid) = match &error {
+            LeaseError::Busy { holder, .. } => ("busy", RunFinishReason::Failed, Some(holder.pid)),
+            LeaseError::Cancelled(_) => ("cancelled", RunFinishReason::Cancelled, None),
+            LeaseError::Store(_) => ("storage", RunFinishReason::Failed, None),
+        };
+        sink.emit(AgentEvent::Error {
+            kind: kind.into(),
+            message: error.to_string(),
+            step: 0,
+        });
+        RunOutcome {
+            session_id: session_id.to_string(),
+            reason,
+            usage: TokenUsage::default(),
+            steps: 0,
+            error: Some(error.to_string()),
+            answer: String::new(),
+            busy_pid,
+        }
     }
 
     fn fail_storage(&self, run: &Run<'_>, outcome: &mut RunOutcome, error: String) {
@@ -404,7 +461,9 @@ impl AgentRuntime {
             outcome.error = Some(reason);
             return Ok(());
         }
-        conversation.push(ChatMessage::User { content: question });
+        conversation.push(crate::history::cut_for_model(ChatMessage::User {
+            content: question,
+        }));
 
         let compaction = self.compaction_request(&rows.session_id);
         let permissions = Arc::new(self.permission_checker(run).await);
@@ -596,7 +655,7 @@ impl AgentRuntime {
             if !response.text.is_empty() {
                 outcome.answer = response.text.clone();
             }
-            conversation.push(assistant_message);
+            conversation.push(crate::history::cut_for_model(assistant_message));
             if response.tool_calls.is_empty() {
                 outcome.reason = RunFinishReason::Completed;
                 return;

@@ -42,6 +42,16 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "Ask Qwen/DashScope models to think (sent only to them).",
     ),
     (
+        "LLM_IDLE_TIMEOUT_S",
+        "90",
+        "Seconds to wait for the model's response to start or for its next chunk before the call fails (and is retried).",
+    ),
+    (
+        "MAX_TOOL_ARGUMENT_KB",
+        "256",
+        "A tool call whose arguments are longer than this many KiB is refused before the tool runs.",
+    ),
+    (
         "ASTERISM_MAX_STEPS",
         "25",
         "Model calls per run before it stops.",
@@ -114,11 +124,13 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
 pub enum SettingsError {
     #[error("{path} is not valid: {message}")]
     Invalid { path: PathBuf, message: String },
-    #[error("{name} must be {expected}, not {value:?}")]
+    #[error("{name} (from {origin}) must be {expected}, not {value:?}")]
     BadValue {
         name: &'static str,
         expected: &'static str,
         value: String,
+        /// Where the value came from: the environment, a file's path, the keyring.
+        origin: String,
     },
     #[error("no data directory: set ASTERISM_DATA_DIR")]
     NoDataDir,
@@ -140,6 +152,10 @@ pub struct Settings {
     pub embedding_api_key: Option<String>,
     pub embedding_model: String,
     pub max_steps: u32,
+    /// The longest wait for the model's response to start or continue.
+    pub llm_idle_timeout: Duration,
+    /// The largest tool-call arguments, in bytes.
+    pub max_argument_bytes: usize,
     pub ads_api_token: Option<String>,
     pub ads_api_url: String,
     pub arxiv_api_url: String,
@@ -194,6 +210,44 @@ pub fn mask(secret: &str) -> String {
         chars[..4].iter().collect::<String>(),
         chars[chars.len() - 4..].iter().collect::<String>()
     )
+}
+
+/// Where a (bad) value was set: the first layer holding exactly it.
+fn source_of(
+    name: &str,
+    value: &str,
+    environment: &HashMap<String, String>,
+    cwd_env_file: Option<&Path>,
+) -> String {
+    let holds = |values: &HashMap<String, String>| {
+        values
+            .get(name)
+            .is_some_and(|set| set.trim().eq_ignore_ascii_case(value.trim()))
+    };
+    if holds(environment) {
+        return "the environment".into();
+    }
+    let data_dir = environment
+        .get("ASTERISM_DATA_DIR")
+        .filter(|dir| !dir.trim().is_empty())
+        .map(|dir| PathBuf::from(dir.trim()))
+        .or_else(default_data_dir);
+    let files = cwd_env_file
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(data_dir.iter().map(|dir| dir.join(".env")));
+    for file in files {
+        if read_env_file(&file).is_ok_and(|values| holds(&values)) {
+            return file.display().to_string();
+        }
+    }
+    if let Some(dir) = data_dir {
+        let json = dir.join("settings.json");
+        if read_settings_json(&json).is_ok_and(|values| holds(&values)) {
+            return json.display().to_string();
+        }
+    }
+    "the settings".into()
 }
 
 /// A workspace folder as given, checked: canonical when it may be used, else the reason.
@@ -330,7 +384,7 @@ impl Settings {
     }
 
     /// Reads settings from the given environment (tests pass their own).
-    pub fn load_from(
+    fn load_layers(
         environment: HashMap<String, String>,
         cwd_env_file: Option<&Path>,
     ) -> Result<Self, SettingsError> {
@@ -400,6 +454,7 @@ impl Settings {
                     name,
                     expected: "true or false",
                     value: text,
+                    origin: String::new(),
                 }),
             }
         };
@@ -419,6 +474,7 @@ impl Settings {
                     name: "EMBEDDINGS",
                     expected: "auto, local, remote or none",
                     value: embeddings_text,
+                    origin: String::new(),
                 });
             }
         };
@@ -431,6 +487,31 @@ impl Settings {
                 name: "ASTERISM_MAX_STEPS",
                 expected: "a positive whole number",
                 value: max_steps_text,
+                origin: String::new(),
+            })?;
+        let idle_text = value("LLM_IDLE_TIMEOUT_S");
+        let llm_idle_timeout = idle_text
+            .parse::<f64>()
+            .ok()
+            .filter(|seconds| seconds.is_finite() && *seconds >= 1.0)
+            .map(Duration::from_secs_f64)
+            .ok_or(SettingsError::BadValue {
+                name: "LLM_IDLE_TIMEOUT_S",
+                expected: "a number of seconds, 1 or more",
+                value: idle_text,
+                origin: String::new(),
+            })?;
+        let argument_text = value("MAX_TOOL_ARGUMENT_KB");
+        let max_argument_bytes = argument_text
+            .parse::<usize>()
+            .ok()
+            .filter(|kib| *kib > 0)
+            .map(|kib| kib.saturating_mul(1024))
+            .ok_or(SettingsError::BadValue {
+                name: "MAX_TOOL_ARGUMENT_KB",
+                expected: "a positive whole number of KiB",
+                value: argument_text,
+                origin: String::new(),
             })?;
         let cache_days_text = value("TARGET_CACHE_DAYS");
         let cache_days = cache_days_text
@@ -441,6 +522,7 @@ impl Settings {
                 name: "TARGET_CACHE_DAYS",
                 expected: "a number of days, 0 or more",
                 value: cache_days_text,
+                origin: String::new(),
             })?;
         let mut settings = Settings {
             data_dir,
@@ -455,6 +537,8 @@ impl Settings {
             embedding_api_key: optional(value("EMBEDDING_API_KEY")),
             embedding_model: value("EMBEDDING_MODEL"),
             max_steps,
+            llm_idle_timeout,
+            max_argument_bytes,
             ads_api_token: optional(value("ADS_API_TOKEN")),
             ads_api_url: value("ADS_API_URL"),
             arxiv_api_url: value("ARXIV_API_URL"),
@@ -469,6 +553,28 @@ impl Settings {
         };
         settings.sources = sources;
         Ok(settings)
+    }
+
+    /// Reads settings from the given environment; a bad value names where it was set.
+    pub fn load_from(
+        environment: HashMap<String, String>,
+        cwd_env_file: Option<&Path>,
+    ) -> Result<Self, SettingsError> {
+        let probe = environment.clone();
+        Self::load_layers(environment, cwd_env_file).map_err(|error| match error {
+            SettingsError::BadValue {
+                name,
+                expected,
+                value,
+                ..
+            } => SettingsError::BadValue {
+                origin: source_of(name, &value, &probe, cwd_env_file),
+                name,
+                expected,
+                value,
+            },
+            other => other,
+        })
     }
 
     /// Uses `folder` as the workspace (the CLI's `--workspace`, or its working
@@ -545,6 +651,8 @@ impl Settings {
                     .unwrap_or_else(|| "(not set)".into()),
                 "EMBEDDING_MODEL" => self.embedding_model.clone(),
                 "ASTERISM_MAX_STEPS" => self.max_steps.to_string(),
+                "LLM_IDLE_TIMEOUT_S" => format!("{}", self.llm_idle_timeout.as_secs_f64()),
+                "MAX_TOOL_ARGUMENT_KB" => (self.max_argument_bytes / 1024).to_string(),
                 "ADS_API_TOKEN" => self
                     .ads_api_token
                     .as_deref()
@@ -639,7 +747,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             error.to_string(),
-            "ASTERISM_MAX_STEPS must be a positive whole number, not \"lots\""
+            "ASTERISM_MAX_STEPS (from the environment) must be a positive whole number, not \"lots\""
         );
         std::fs::write(dir.path().join("settings.json"), "{not json").unwrap();
         let error = Settings::load_from(env(&[("ASTERISM_DATA_DIR", data_dir)]), None).unwrap_err();

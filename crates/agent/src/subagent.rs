@@ -313,6 +313,7 @@ impl SubagentLauncher {
             steps: 0,
             error: None,
             answer: String::new(),
+            busy_pid: None,
         };
         let max_steps = spec.max_steps.clamp(1, MAX_STEPS_LIMIT);
         let mut conversation = vec![ChatMessage::User {

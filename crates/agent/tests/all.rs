@@ -11,6 +11,7 @@ mod suite {
     mod filesystem;
     mod hooks;
     mod library;
+    mod limits;
     mod orchestration;
     mod papers;
     mod permissions;

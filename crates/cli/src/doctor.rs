@@ -350,7 +350,6 @@ fn fallback_settings(
 /// `asterism doctor` when the settings could not be read (`Settings::load` failed with
 /// `error`): names the file and the variable, then runs every other check with that
 /// value at its default. Exits 1.
-#[allow(dead_code)] // main.rs hands doctor the load error once it stops failing first
 pub async fn run_after_load_error(
     error: &SettingsError,
     workspace: Option<PathBuf>,

@@ -8,6 +8,7 @@ mod permissions;
 mod prompt;
 mod render;
 mod sessions;
+mod signals;
 mod skills;
 mod tasks;
 
@@ -49,6 +50,9 @@ enum Command {
         /// Continue this session instead of starting a new one.
         #[arg(long)]
         session: Option<String>,
+        /// If another run holds the session, wait for it instead of exiting with 3.
+        #[arg(long, requires = "session")]
+        wait: bool,
         /// Print one AgentEvent JSON object per line instead of the readable timeline.
         #[arg(long)]
         json: bool,
@@ -172,12 +176,24 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut settings = Settings::load().context("reading the configuration")?;
+    let loaded = Settings::load();
+    if matches!(cli.command, Command::Doctor) {
+        // doctor names a bad value's file and still runs every other check.
+        return match loaded {
+            Ok(mut settings) => {
+                choose_workspace(&mut settings, cli.workspace)?;
+                doctor::run(&settings).await
+            }
+            Err(error) => doctor::run_after_load_error(&error, cli.workspace).await,
+        };
+    }
+    let mut settings = loaded.context("reading the configuration")?;
     choose_workspace(&mut settings, cli.workspace)?;
     match cli.command {
         Command::Ask {
             question,
             session,
+            wait,
             json,
             thinking,
             max_steps,
@@ -194,6 +210,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .collect::<Result<Vec<_>, _>>()?;
             let options = AskOptions {
                 session,
+                wait,
                 json,
                 thinking: thinking || settings.enable_thinking,
                 rules,
@@ -235,6 +252,7 @@ fn choose_workspace(
 
 struct AskOptions {
     session: Option<String>,
+    wait: bool,
     json: bool,
     thinking: bool,
     rules: Vec<Rule>,
@@ -248,6 +266,7 @@ async fn ask(
 ) -> anyhow::Result<ExitCode> {
     let AskOptions {
         session,
+        wait,
         json,
         thinking,
         rules,
@@ -276,17 +295,12 @@ async fn ask(
         .with_broker(broker.clone())
         .with_questions(questions.clone())
         .with_grants(rules)
-        .with_permission_mode(mode);
+        .with_permission_mode(mode)
+        .with_wait_for_session(wait);
     let (requests, prompts) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(prompt::answer_requests(prompts, broker, questions));
     let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("\ncancelling…");
-            on_interrupt.cancel();
-        }
-    });
+    let stopped_by = signals::cancel_on_signal(cancel.clone());
     let printer = render::Printer::new(json, thinking, std::io::stdout().is_terminal());
     let memory_printer = render::Printer::new(json, false, std::io::stdout().is_terminal());
     let sink = Arc::new(FnSink(move |event: AgentEvent| {
@@ -344,14 +358,21 @@ async fn ask(
                 "error: the run stopped at the step limit ({}); raise it with --max-steps",
                 settings.max_steps
             );
-            ExitCode::from(3)
+            ExitCode::from(4)
         }
         RunFinishReason::Cancelled => {
             eprintln!(
                 "cancelled; the session is stored and can be continued with --session {}",
                 outcome.session_id
             );
-            ExitCode::from(130)
+            ExitCode::from(stopped_by.exit_code())
+        }
+        RunFinishReason::Failed if outcome.busy_pid.is_some() => {
+            eprintln!(
+                "error: {}; try again when it has finished, or add --wait",
+                outcome.error.as_deref().unwrap_or("the session is busy")
+            );
+            ExitCode::from(3)
         }
         RunFinishReason::Failed => {
             eprintln!(

@@ -7,5 +7,6 @@ mod suite {
     mod doctor;
     mod library_cli;
     mod papers;
+    mod robust;
     mod security;
 }

@@ -37,7 +37,8 @@ pub struct OpenAiConfig {
     pub base_url: String,
     pub api_key: Option<String>,
     pub model: String,
-    /// A stream that sends nothing for this long is treated as dead.
+    /// The longest wait for the response to start or for its next chunk; past it the
+    /// call fails as a network error (and is retried). `LLM_IDLE_TIMEOUT_S`.
     pub idle_timeout: Duration,
     pub connect_timeout: Duration,
 }
@@ -62,7 +63,7 @@ impl OpenAiConfig {
             base_url: base_url.into(),
             api_key,
             model: model.into(),
-            idle_timeout: Duration::from_secs(120),
+            idle_timeout: Duration::from_secs(90),
             connect_timeout: Duration::from_secs(15),
         }
     }
@@ -168,8 +169,14 @@ impl ChatModel for OpenAiClient {
         if let Some(key) = self.config.api_key.as_deref().filter(|key| !key.is_empty()) {
             builder = builder.bearer_auth(key);
         }
+        // A server that accepts the connection and never answers must not hang the run:
+        // the wait for the response to start has the same limit as a stalled stream.
+        let idle = self.config.idle_timeout;
         let response = tokio::select! {
-            response = builder.send() => response.map_err(|error| LlmError::Network(format!("{url}: {}", describe(&error))))?,
+            response = tokio::time::timeout(idle, builder.send()) => match response {
+                Ok(response) => response.map_err(|error| LlmError::Network(format!("{url}: {}", describe(&error))))?,
+                Err(_) => return Err(LlmError::Network(format!("{url}: no response within {} s", idle.as_secs()))),
+            },
             () = cancel.cancelled() => return Err(LlmError::Cancelled),
         };
         let status = response.status();

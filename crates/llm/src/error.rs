@@ -56,7 +56,10 @@ impl LlmError {
         if status == 401 || status == 403 {
             return LlmError::Auth { status, message };
         }
-        if lower.contains("context length")
+        // 413: the request is too large for the provider, which compaction fixes as it
+        // fixes a full context window.
+        if status == 413
+            || lower.contains("context length")
             || lower.contains("context_length")
             || lower.contains("maximum context")
             || lower.contains("too many tokens")

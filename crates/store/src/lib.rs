@@ -4,6 +4,7 @@
 //! One module per table group; every query is a runtime `sqlx::query` with binds.
 
 mod audit;
+mod leases;
 mod library;
 mod memories;
 mod messages;
@@ -25,6 +26,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use audit::AuditRow;
+pub use leases::{LeaseHolder, LeaseOutcome};
 pub use library::{ChunkHit, LibraryFile, LibraryPaper, NewChunk, Note, PaperFilter};
 pub use memories::MemoryRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
@@ -58,6 +60,33 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot take the database's migration lock {path}: {source}")]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Takes the exclusive lock of `{database}.lock`, waiting for another process that
+/// holds it (it is released when the returned file is dropped, or its process dies).
+async fn migration_lock(database: &Path) -> Result<std::fs::File> {
+    let mut name = database.as_os_str().to_owned();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    let io = |source| StoreError::Lock {
+        path: path.clone(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await
+        .map_err(|error| io(std::io::Error::other(error)))?
+        .map_err(io)
 }
 
 /// Owner-only folders and files.
@@ -147,12 +176,18 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
+        // Several processes may open a new data directory at once (the app and a few
+        // `asterism` commands): one migrates while the others wait on a lock file
+        // beside the database, then find nothing left to do.
+        let lock = migration_lock(path).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
             .await?;
         let store = Self { pool };
-        store.migrate().await?;
+        let migrated = store.migrate().await;
+        drop(lock);
+        migrated?;
         Ok(store)
     }
 

@@ -30,6 +30,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "library",
         include_str!("../../../migrations/0006_library.sql"),
     ),
+    (
+        7,
+        "session_leases",
+        include_str!("../../../migrations/0007_session_leases.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -114,6 +114,14 @@ async fn decide_and_execute(
             call.name
         ));
     }
+    let size = call.arguments.to_string().len();
+    if size > shared.config.max_argument_bytes {
+        let start: String = call.arguments.to_string().chars().take(200).collect();
+        return rejected(format!(
+            "The arguments of this {} call are {size} bytes, over the limit of {} bytes, so it did not run. They began: {start}… Call it again with short arguments (put long text in a file and pass its path).",
+            call.name, shared.config.max_argument_bytes
+        ));
+    }
     let Some(tool) = shared.registry.get(&call.name) else {
         return rejected(format!(
             "There is no tool named \"{}\". Available tools: {}.",

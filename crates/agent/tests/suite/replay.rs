@@ -17,6 +17,17 @@ fn message(session: &str, run: &str, role: MessageRole, content: &str) -> NewMes
     }
 }
 
+/// The row a finished run ends with (a run without one replays as interrupted).
+fn finished(session: &str, run: &str) -> NewMessage {
+    let mut row = message(session, run, MessageRole::Event, "");
+    row.metadata = serde_json::json!({"event": {
+        "type": "RunFinished", "sessionId": session, "reason": "completed",
+        "usage": {"promptTokens": 0, "completionTokens": 0, "reasoningTokens": 0},
+        "steps": 1, "finishedAt": "2026-12-01T10:00:00Z"
+    }});
+    row
+}
+
 fn texts(items: &[TimelineItem]) -> Vec<String> {
     items
         .iter()
@@ -47,10 +58,14 @@ async fn a_reopened_session_shows_what_was_added_since_and_the_tail_matches_the_
             MessageRole::Assistant,
             &format!("Answer {n}"),
         ));
+        first.push(finished("s1", &format!("r{n}")));
     }
     store.append_messages(&first).await.unwrap();
     store
-        .append_messages(&[message("s2", "x", MessageRole::User, "Other session")])
+        .append_messages(&[
+            message("s2", "x", MessageRole::User, "Other session"),
+            finished("s2", "x"),
+        ])
         .await
         .unwrap();
 
@@ -74,6 +89,7 @@ async fn a_reopened_session_shows_what_was_added_since_and_the_tail_matches_the_
         .append_messages(&[
             message("s1", "r50", MessageRole::User, "Question 50"),
             message("s1", "r50", MessageRole::Assistant, "Answer 50"),
+            finished("s1", "r50"),
         ])
         .await
         .unwrap();
@@ -84,4 +100,38 @@ async fn a_reopened_session_shows_what_was_added_since_and_the_tail_matches_the_
     // A deleted session is gone, not served from memory.
     store.delete_session("s1").await.unwrap();
     assert!(cache.timeline(&store, "s1").await.is_err());
+}
+
+#[tokio::test]
+async fn a_run_without_an_end_replays_as_interrupted_unless_it_is_still_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    store.ensure_session("s", "killed", "qwen").await.unwrap();
+    store
+        .append_messages(&[
+            message("s", "r1", MessageRole::User, "First"),
+            message("s", "r1", MessageRole::Assistant, "Half an ans"),
+            message("s", "r2", MessageRole::User, "Second"),
+            message("s", "r2", MessageRole::Assistant, "Done"),
+            finished("s", "r2"),
+            message("s", "r3", MessageRole::User, "Third"),
+        ])
+        .await
+        .unwrap();
+    let interrupted = |items: &[TimelineItem]| {
+        items
+            .iter()
+            .filter(|item| matches!(item, TimelineItem::Error { error_kind, .. } if error_kind == "interrupted"))
+            .count()
+    };
+    // r1 (followed by another run) and r3 (nobody holds the session) were cut off.
+    let items = session_timeline(&store, "s").await.unwrap();
+    assert_eq!(interrupted(&items), 2, "{items:#?}");
+    // While a live run holds the session, its open run is not called interrupted.
+    store
+        .acquire_lease("s", "r3", std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    let items = session_timeline(&store, "s").await.unwrap();
+    assert_eq!(interrupted(&items), 1);
 }

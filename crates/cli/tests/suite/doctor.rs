@@ -187,7 +187,6 @@ async fn doctor_reports_a_fallback_model_a_rejected_ads_token_and_an_unreachable
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs main.rs to hand a settings load error to doctor::run_after_load_error"]
 async fn a_bad_value_in_a_settings_file_is_named_and_the_other_checks_still_run() {
     let server = services().await;
     let dir = tempfile::tempdir().unwrap();

@@ -74,9 +74,9 @@ struct EmbeddingItem {
 
 impl RemoteEmbedder {
     pub fn new(base_url: &str, api_key: Option<String>, model: &str) -> Result<Self, EmbedError> {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(60))
-            .build()
+        // The shared builder installs the TLS provider: a remote embedder may be the first
+        // HTTP client a process makes.
+        let http = crate::http::client(Duration::from_secs(60))
             .map_err(|error| EmbedError::Service(error.to_string()))?;
         Ok(Self {
             http,
