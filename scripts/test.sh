@@ -31,6 +31,9 @@ if ! git diff --exit-code -- ui/src/bindings.ts ui/src/timeline/fold.fixture.jso
   exit 1
 fi
 
+step "crash consistency: 10 ask/import processes killed with SIGKILL (scripts/soak.sh)"
+scripts/soak.sh 10
+
 step "UI tests (Vitest)"
 npm run ui:test --silent
 
