@@ -195,51 +195,6 @@ struct LoadProblem {
     without_files: bool,
 }
 
-/// Where `name` is set to `value`: the environment, `./.env`, `{data_dir}/.env` or
-/// `{data_dir}/settings.json`, looked up in the order the settings are read.
-fn where_set(
-    name: &str,
-    value: &str,
-    environment: &HashMap<String, String>,
-    cwd_env: Option<&Path>,
-) -> Option<String> {
-    let matches = |text: &str| text.trim().eq_ignore_ascii_case(value.trim());
-    if environment.get(name).is_some_and(|text| matches(text)) {
-        return Some("the environment".into());
-    }
-    let data_dir = data_dir_of(environment);
-    let env_files = cwd_env
-        .map(Path::to_path_buf)
-        .into_iter()
-        .chain(data_dir.iter().map(|dir| dir.join(".env")));
-    for file in env_files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        let set_here = text.lines().any(|line| {
-            let line = line.trim();
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            line.split_once('=').is_some_and(|(key, text)| {
-                key.trim() == name && matches(text.trim().trim_matches(['"', '\'']))
-            })
-        });
-        if set_here {
-            return Some(file.display().to_string());
-        }
-    }
-    let json = data_dir?.join("settings.json");
-    let values: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).ok()?).ok()?;
-    let set = values.get(name)?;
-    matches(
-        set.as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| set.to_string())
-            .as_str(),
-    )
-    .then(|| json.display().to_string())
-}
-
 /// What to do about one load error.
 enum Recovery {
     /// Check with this variable at its default.
@@ -277,22 +232,8 @@ fn fallback_settings(
     environment: &HashMap<String, String>,
     cwd_env: Option<&Path>,
 ) -> (LoadProblem, Option<Settings>) {
-    let describe = |error: &SettingsError| match error {
-        SettingsError::BadValue { name, value, .. } => {
-            match where_set(name, value, environment, cwd_env) {
-                // Once the error names its source itself, it is not named twice.
-                Some(source)
-                    if !error
-                        .to_string()
-                        .contains(source.trim_start_matches("the ")) =>
-                {
-                    format!("{error} (set in {source})")
-                }
-                _ => error.to_string(),
-            }
-        }
-        other => other.to_string(),
-    };
+    // A bad value's error names where it was set (SettingsError::BadValue's origin).
+    let describe = |error: &SettingsError| error.to_string();
     let mut messages = vec![describe(error)];
     let mut defaulted: Vec<&'static str> = Vec::new();
     let mut adjusted = environment.clone();
@@ -592,7 +533,7 @@ mod tests {
         let error = Settings::load_from(environment.clone(), None).unwrap_err();
         let (problem, settings) = fallback_settings(&error, &environment, None);
         assert!(
-            problem.message.ends_with("(set in the environment)"),
+            problem.message.contains("(from the environment)"),
             "{}",
             problem.message
         );

@@ -70,6 +70,15 @@ pub struct ScriptedToolCall {
 }
 
 impl ScriptedToolCall {
+    /// A call with this id, tool and arguments.
+    pub fn new(id: &str, name: &str, arguments: serde_json::Value) -> Self {
+        Self {
+            id: Some(id.into()),
+            name: name.into(),
+            arguments,
+        }
+    }
+
     /// The argument text as the model streams it.
     pub fn argument_text(&self) -> String {
         match &self.arguments {
@@ -101,6 +110,24 @@ pub enum Fault {
     InvalidUtf8,
     /// Stream the whole turn but end without `[DONE]` and without a finish reason.
     NoDone,
+}
+
+impl Turn {
+    /// A turn that only answers with `text`.
+    pub fn answer(text: &str) -> Self {
+        Self {
+            text: Some(text.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A turn that only makes these calls.
+    pub fn calls(calls: Vec<ScriptedToolCall>) -> Self {
+        Self {
+            tool_calls: calls,
+            ..Self::default()
+        }
+    }
 }
 
 impl Script {

@@ -10,13 +10,6 @@ use serde_json::json;
 
 use super::common::{Harness, notices, tool_results};
 
-fn answer(text: &str) -> Turn {
-    Turn {
-        text: Some(text.into()),
-        ..Turn::default()
-    }
-}
-
 async fn harness(turns: Vec<Turn>) -> Harness {
     Harness::start_with(
         turns,
@@ -39,8 +32,8 @@ async fn a_giant_tool_argument_is_refused_before_the_tool_runs_and_stored_once()
             }],
             ..Turn::default()
         },
-        answer("I will keep arguments short."),
-        answer("Still fine."),
+        Turn::answer("I will keep arguments short."),
+        Turn::answer("Still fine."),
     ];
     let harness = harness(turns).await;
     let (outcome, events) = harness.ask(None, "go").await;
@@ -75,7 +68,11 @@ async fn a_giant_tool_argument_is_refused_before_the_tool_runs_and_stored_once()
 #[tokio::test]
 async fn a_session_holding_a_giant_question_is_cut_for_the_model_and_kept_whole() {
     let question = format!("Summarise this: {}", "TRGB ".repeat(200_000));
-    let harness = harness(vec![answer("A long text."), answer("Continued.")]).await;
+    let harness = harness(vec![
+        Turn::answer("A long text."),
+        Turn::answer("Continued."),
+    ])
+    .await;
     let (outcome, _) = harness.ask(None, &question).await;
     assert_eq!(outcome.reason, RunFinishReason::Completed);
     let (again, _) = harness.ask(Some(&outcome.session_id), "and?").await;
@@ -102,7 +99,7 @@ async fn a_request_too_large_for_the_provider_is_compacted_once_and_retried() {
             }),
             ..Turn::default()
         },
-        answer("After compaction."),
+        Turn::answer("After compaction."),
     ];
     let harness = harness(turns).await;
     let (outcome, events) = harness.ask(None, "go").await;

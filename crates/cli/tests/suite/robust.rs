@@ -25,13 +25,6 @@ fn asterism(data: &Path, model_url: &str) -> Command {
     command
 }
 
-fn answer(text: &str) -> Turn {
-    Turn {
-        text: Some(text.into()),
-        ..Turn::default()
-    }
-}
-
 /// A turn that streams half its text and then says nothing, keeping the connection.
 fn stalling(text: &str) -> Turn {
     Turn {
@@ -160,9 +153,9 @@ fn twenty_processes_opening_a_new_data_directory_at_once_all_succeed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_busy_in_another_process_is_refused_and_freed_when_its_holder_is_killed() {
     let mock = model(vec![
-        answer("M 31 is in Andromeda."),
+        Turn::answer("M 31 is in Andromeda."),
         stalling("Looking at the distance ladder for a long while now"),
-        answer("Continued after the kill."),
+        Turn::answer("Continued after the kill."),
     ])
     .await;
     let root = tempfile::tempdir().unwrap();
@@ -214,9 +207,9 @@ async fn a_session_busy_in_another_process_is_refused_and_freed_when_its_holder_
 #[tokio::test(flavor = "multi_thread")]
 async fn with_wait_a_second_run_waits_for_the_first_instead_of_failing() {
     let mock = model(vec![
-        answer("M 31 is in Andromeda."),
+        Turn::answer("M 31 is in Andromeda."),
         stalling("Thinking about the Cepheids"),
-        answer("After waiting."),
+        Turn::answer("After waiting."),
     ])
     .await;
     let root = tempfile::tempdir().unwrap();

@@ -48,14 +48,6 @@ fn machine() -> Machine {
     }
 }
 
-fn call(id: &str, name: &str, arguments: Value) -> ScriptedToolCall {
-    ScriptedToolCall {
-        id: Some(id.into()),
-        name: name.into(),
-        arguments,
-    }
-}
-
 /// The hostile model: secrets by absolute path, by relative path, through the shell.
 fn hostile_script(machine: &Machine) -> Vec<Turn> {
     let data = machine.data.display();
@@ -63,33 +55,33 @@ fn hostile_script(machine: &Machine) -> Vec<Turn> {
     vec![
         Turn {
             tool_calls: vec![
-                call(
+                ScriptedToolCall::new(
                     "secrets",
                     "read_file",
                     json!({"path": format!("{data}/secrets.json")}),
                 ),
-                call(
+                ScriptedToolCall::new(
                     "db",
                     "read_file",
                     json!({"path": format!("{data}/asterism.db")}),
                 ),
-                call(
+                ScriptedToolCall::new(
                     "ssh",
                     "read_file",
                     json!({"path": format!("{home}/.ssh/id_rsa")}),
                 ),
-                call("env", "read_file", json!({"path": ".env"})),
-                call(
+                ScriptedToolCall::new("env", "read_file", json!({"path": ".env"})),
+                ScriptedToolCall::new(
                     "home_env",
                     "read_file",
                     json!({"path": format!("{home}/research/trgb/.env")}),
                 ),
-                call(
+                ScriptedToolCall::new(
                     "grep",
                     "grep_files",
                     json!({"pattern": "sk-live|ads-CLI|PRIVATE", "path": "."}),
                 ),
-                call(
+                ScriptedToolCall::new(
                     "shell",
                     "run_bash",
                     json!({"command": "env; cat .env ~/.ssh/id_rsa"}),
