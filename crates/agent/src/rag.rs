@@ -44,8 +44,12 @@ pub struct RagAnswer {
     pub question: String,
     /// The answer with `[n]` citations, or why there is none.
     pub answer: String,
-    /// False when the library had nothing that answers the question.
+    /// False when the library had nothing that answers the question, or no citation of
+    /// the answer named a given passage.
     pub answered: bool,
+    /// Citation numbers the model wrote that name no given passage: removed from the
+    /// answer, which says so.
+    pub removed_citations: Vec<usize>,
     pub evidence: Vec<Evidence>,
     pub mode: SearchMode,
     /// A note about the search (e.g. keyword-only).
@@ -136,6 +140,59 @@ fn cited_numbers(answer: &str) -> Vec<usize> {
     numbers
 }
 
+/// The answer with every citation number that names no passage (`1..=passages`)
+/// removed (a bracket left empty goes too), and the numbers removed. Brackets that are not all numbers
+/// (`[Fig. 2]`) are left alone.
+fn keep_valid_citations(answer: &str, passages: usize) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(answer.len());
+    let mut removed = Vec::new();
+    let mut rest = answer;
+    while let Some(start) = rest.find('[') {
+        let Some(length) = rest[start..].find(']') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let inside = &rest[start + 1..start + length];
+        let numbers: Option<Vec<usize>> = inside
+            .split([',', ';'])
+            .map(|part| part.trim().parse::<usize>().ok())
+            .collect();
+        match numbers {
+            Some(numbers) if !numbers.is_empty() => {
+                let (valid, invalid): (Vec<usize>, Vec<usize>) = numbers
+                    .into_iter()
+                    .partition(|n| (1..=passages).contains(n));
+                removed.extend(invalid);
+                if !valid.is_empty() {
+                    let kept: Vec<String> = valid.iter().map(usize::to_string).collect();
+                    out.push_str(&format!("[{}]", kept.join(", ")));
+                } else if out.ends_with(' ') {
+                    out.pop();
+                }
+            }
+            _ => out.push_str(&rest[start..=start + length]),
+        }
+        rest = &rest[start + length + 1..];
+    }
+    out.push_str(rest);
+    removed.sort_unstable();
+    removed.dedup();
+    (out, removed)
+}
+
+/// The sentence an answer ends with when citations were removed.
+fn removal_note(removed: &[usize], passages: usize) -> String {
+    let named: Vec<String> = removed.iter().map(|n| format!("#{n}")).collect();
+    format!(
+        "\n\n(Removed citation{} {}: {} passage{} given, so {} named no source.)",
+        if removed.len() == 1 { "" } else { "s" },
+        named.join(", "),
+        passages,
+        if passages == 1 { " was" } else { "s were" },
+        if removed.len() == 1 { "it" } else { "they" },
+    )
+}
+
 /// Retrieves and answers.
 pub async fn answer(
     model: &dyn ChatModel,
@@ -171,6 +228,7 @@ pub async fn answer(
         question: question.to_string(),
         answer: answer.to_string(),
         answered: false,
+        removed_citations: Vec::new(),
         evidence,
         mode: results.mode,
         note: results.note.clone(),
@@ -232,14 +290,19 @@ pub async fn answer(
             "The passages found in the library do not answer this question.",
         ));
     }
+    let (mut text, removed) = keep_valid_citations(&text, evidence.len());
     let cited = cited_numbers(&text);
+    if !removed.is_empty() {
+        text.push_str(&removal_note(&removed, evidence.len()));
+    }
     for item in &mut evidence {
         item.cited = cited.contains(&item.n);
     }
     Ok(RagAnswer {
         question: question.to_string(),
         answer: text,
-        answered: true,
+        answered: !cited.is_empty(),
+        removed_citations: removed,
         evidence,
         mode: results.mode,
         note: results.note,
@@ -257,5 +320,27 @@ mod tests {
             [1, 2, 3]
         );
         assert!(cited_numbers("no citations").is_empty());
+    }
+
+    #[test]
+    fn citations_naming_no_given_passage_are_removed_and_said() {
+        let (text, removed) = keep_valid_citations(
+            "H0 = 69.8 ± 1.9 [1]; Cepheids give 73 [2, 9]; masers agree [7]. See [Fig. 2].",
+            2,
+        );
+        assert_eq!(removed, [7, 9]);
+        assert_eq!(
+            text,
+            "H0 = 69.8 ± 1.9 [1]; Cepheids give 73 [2]; masers agree. See [Fig. 2]."
+        );
+        assert_eq!(
+            removal_note(&removed, 2),
+            "\n\n(Removed citations #7, #9: 2 passages were given, so they named no source.)"
+        );
+        let (text, removed) = keep_valid_citations("Only this [3].", 2);
+        assert_eq!(removed, [3]);
+        assert!(cited_numbers(&text).is_empty(), "{text}");
+        let (same, none) = keep_valid_citations("Fine [1, 2].", 2);
+        assert_eq!((same.as_str(), none.len()), ("Fine [1, 2].", 0));
     }
 }

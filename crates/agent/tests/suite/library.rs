@@ -136,3 +136,53 @@ async fn rag_search_answers_from_the_library_with_page_citations_and_notes_are_s
     );
     harness.mock.assert_no_violations();
 }
+
+#[tokio::test]
+async fn rag_citations_that_name_no_given_passage_are_removed_and_said() {
+    let turns = vec![
+        call(
+            "r1",
+            "rag_search",
+            json!({"question": "How old is Kepler 1627?"}),
+        ),
+        text("It is about 38 Myr old [1], older than the Sun [42]."),
+        call(
+            "r2",
+            "rag_search",
+            json!({"question": "How old is the Kepler 1627 cluster?"}),
+        ),
+        text("About 38 Myr [99]."),
+        text("Done."),
+    ];
+    let harness = Harness::start(turns).await;
+    let library = &harness.runtime.services().library;
+    let folder = harness.data_dir().join("incoming");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        fixture_path("pdfs/rudolf_ms.pdf"),
+        folder.join("kepler1627.pdf"),
+    )
+    .unwrap();
+    library.import(&[folder], false, &|_, _, _| {}).await;
+    library.index(&|_, _| {}).await.unwrap().unwrap();
+
+    let (outcome, events) = harness.ask(None, "How old is Kepler 1627?").await;
+    assert_eq!(
+        outcome.reason,
+        RunFinishReason::Completed,
+        "{:?}",
+        outcome.error
+    );
+    let results = tool_results(&events);
+    let (mixed, _, metadata) = &results[0];
+    assert!(
+        mixed.starts_with("It is about 38 Myr old [1], older than the Sun."),
+        "{mixed}"
+    );
+    assert!(mixed.contains("(Removed citation #42:"), "{mixed}");
+    assert_eq!(metadata["removedCitations"], json!([42]));
+    assert_eq!(metadata["answered"], true);
+    let (invalid, _, metadata) = &results[1];
+    assert!(invalid.contains("(Removed citation #99:"), "{invalid}");
+    assert_eq!(metadata["answered"], false, "no valid citation remains");
+}
