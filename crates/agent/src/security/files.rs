@@ -89,7 +89,8 @@ pub fn secret_by_name(path: &Path) -> Option<&'static str> {
     {
         return Some("it is Asterism's database (sessions, settings of services)");
     }
-    let folders = &parts[..parts.len().saturating_sub(1)];
+    // The folder itself too: grep or glob over `~/.ssh` is refused, not just its files.
+    let folders = &parts[..];
     if let Some(folder) = folders
         .iter()
         .find(|part| SECRET_FOLDERS.contains(&part.as_str()))
@@ -242,6 +243,8 @@ mod tests {
             "/home/a/.config/gcloud/application_default_credentials.json",
             "/w/id_rsa",
             "/w/hooks.json",
+            "/home/a/.ssh",
+            "/home/a/.aws",
         ] {
             assert!(secret_by_name(Path::new(path)).is_some(), "{path}");
         }

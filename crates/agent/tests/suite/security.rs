@@ -304,6 +304,16 @@ async fn reads_of_secrets_are_refused_by_name_by_link_by_content_and_by_path() {
                 json!({"pattern": "sk-live|PRIVATE|token", "path": "."}),
             ),
             ScriptedToolCall::new("glob", "glob_files", json!({"pattern": "**/*"})),
+            ScriptedToolCall::new(
+                "grep_ssh",
+                "grep_files",
+                json!({"pattern": "PRIVATE", "path": ".ssh"}),
+            ),
+            ScriptedToolCall::new(
+                "glob_ssh",
+                "glob_files",
+                json!({"pattern": "*", "path": ".ssh"}),
+            ),
             ScriptedToolCall::new("pasted", "read_file", json!({"path": "notes/pasted.md"})),
         ]),
         Turn::answer("I could not read your secrets."),
@@ -326,7 +336,11 @@ async fn reads_of_secrets_are_refused_by_name_by_link_by_content_and_by_path() {
     let (outcome, events) = run(&harness, PermissionMode::Default, &[]).await;
     assert_eq!(outcome.reason, RunFinishReason::Completed, "{outcome:?}");
     let results = results_by_id(&events);
-    assert_eq!(results.len(), reads.len() + 3);
+    assert_eq!(results.len(), reads.len() + 5);
+    for id in ["grep_ssh", "glob_ssh"] {
+        let (output, is_error, _) = &results[id];
+        assert!(*is_error && output.contains("refused"), "{id}: {output}");
+    }
     for (id, _, why) in &reads {
         let (output, is_error, _) = &results[*id];
         assert!(is_error, "{id}: read succeeded: {output}");
