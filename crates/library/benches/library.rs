@@ -250,6 +250,8 @@ async fn vectors(n: usize) {
             .collect();
         chunks.push(NewChunk {
             page: Some(1),
+            page_end: Some(1),
+            page_breaks: Vec::new(),
             section: None,
             text: words.join(" "),
         });

@@ -7,6 +7,7 @@ pub mod import;
 pub mod indexer;
 pub mod local;
 pub mod search;
+pub mod snippet;
 pub mod vectors;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ pub use embed::{EmbedError, Embedder, RemoteEmbedder};
 pub use import::{ImportItem, ImportOutcome, Importer};
 pub use indexer::IndexReport;
 pub use search::{SearchHit, SearchMode, SearchResults};
+pub use snippet::Snippet;
 pub use vectors::VectorIndex;
 
 use crate::papers::PaperSearch;

@@ -27,7 +27,9 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 pub use audit::AuditRow;
 pub use leases::{LeaseHolder, LeaseOutcome};
-pub use library::{ChunkHit, LibraryFile, LibraryPaper, NewChunk, Note, PaperFilter};
+pub use library::{
+    ChunkHit, LibraryFile, LibraryPaper, NewChunk, Note, PageBreak, PaperFilter, page_at,
+};
 pub use memories::MemoryRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
 pub use metrics::MetricRow;

@@ -21,9 +21,31 @@ macro_rules! bind_filter {
 /// A chunk to store: its text and where it is in the paper.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewChunk {
+    /// The page the passage starts on.
     pub page: Option<i64>,
+    /// The last page it reaches (the same as `page` unless it crosses a page break).
+    pub page_end: Option<i64>,
+    /// Where in `text` each later page starts.
+    pub page_breaks: Vec<PageBreak>,
     pub section: Option<String>,
     pub text: String,
+}
+
+/// A page break inside a passage: `page` starts at byte `offset` of its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PageBreak {
+    pub offset: usize,
+    pub page: i64,
+}
+
+/// The page of the text at byte `offset` of a passage that starts on `first`.
+pub fn page_at(first: Option<i64>, breaks: &[PageBreak], offset: usize) -> Option<i64> {
+    breaks
+        .iter()
+        .take_while(|brk| brk.offset <= offset)
+        .last()
+        .map(|brk| brk.page)
+        .or(first)
 }
 
 /// A stored chunk with what a search hit shows about its paper.
@@ -39,7 +61,13 @@ pub struct ChunkHit {
     pub arxiv_id: Option<String>,
     /// The name of the file the paper was imported from, if any.
     pub original_name: Option<String>,
+    /// The page the passage starts on.
     pub page: Option<i64>,
+    /// The last page it reaches.
+    pub page_end: Option<i64>,
+    /// Where in `text` each later page starts (empty on one page).
+    #[serde(skip)]
+    pub page_breaks: Vec<PageBreak>,
     pub section: Option<String>,
     pub text: String,
 }
@@ -163,11 +191,18 @@ impl Store {
             .await?;
         for (ordinal, chunk) in chunks.iter().enumerate() {
             sqlx::query(
-                "INSERT INTO chunks (paper_id, ordinal, page, section, text) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO chunks (paper_id, ordinal, page, page_end, page_breaks, section, text)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(paper_id)
             .bind(i64::try_from(ordinal).unwrap_or(i64::MAX))
             .bind(chunk.page)
+            .bind(chunk.page_end)
+            .bind(
+                (!chunk.page_breaks.is_empty())
+                    .then(|| serde_json::to_string(&chunk.page_breaks))
+                    .transpose()?,
+            )
             .bind(&chunk.section)
             .bind(&chunk.text)
             .execute(&mut *tx)
@@ -366,7 +401,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let rows = sqlx::query(
-            "SELECT c.id, c.paper_id, c.page, c.section, c.text, p.title, p.authors, p.year, p.bibcode, p.arxiv_id,
+            "SELECT c.id, c.paper_id, c.page, c.page_end, c.page_breaks, c.section, c.text, p.title, p.authors, p.year, p.bibcode, p.arxiv_id,
                     (SELECT f.original_name FROM paper_files f WHERE f.paper_id = p.id AND f.original_name IS NOT NULL
                      ORDER BY f.id LIMIT 1) AS original_name
              FROM chunks c JOIN papers p ON p.id = c.paper_id
@@ -388,6 +423,12 @@ impl Store {
                     arxiv_id: row.try_get("arxiv_id")?,
                     original_name: row.try_get("original_name")?,
                     page: row.try_get("page")?,
+                    page_end: row.try_get("page_end")?,
+                    page_breaks: row
+                        .try_get::<Option<String>, _>("page_breaks")?
+                        .map(|json| serde_json::from_str(&json))
+                        .transpose()?
+                        .unwrap_or_default(),
                     section: row.try_get("section")?,
                     text: row.try_get("text")?,
                 })

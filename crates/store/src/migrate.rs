@@ -35,6 +35,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "session_leases",
         include_str!("../../../migrations/0007_session_leases.sql"),
     ),
+    (
+        8,
+        "chunk_pages",
+        include_str!("../../../migrations/0008_chunk_pages.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -1,39 +1,68 @@
 //! Chunking a parsed paper for retrieval: section by section (a chunk never spans two
 //! sections), each section split by text-splitter into pieces that fit the embedding
-//! model (256 tokens for MiniLM, counted with its own tokenizer when it is installed,
-//! else ~1,000 characters), each piece keeping the page it starts on and its section.
+//! model (counted with its own tokenizer when it is installed, else in characters).
+//!
+//! Passages are page-true: each knows the page it starts on, the last page it reaches
+//! and where in its text every later page starts, so any sentence of it can be cited
+//! with its own page. Figure and table captions (and a table's rows) are passages of
+//! their own, labelled "Figure 3" or "Table 1" and attributed to the page they are on;
+//! the axis labels a PDF's text layer puts before a caption are dropped.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use asterism_store::NewChunk;
+use asterism_store::{NewChunk, PageBreak};
+use regex::Regex;
 use text_splitter::{ChunkConfig, ChunkSizer, MarkdownSplitter};
 use tokenizers::Tokenizer;
 
-/// Token range per chunk (MiniLM reads 256 tokens, including [CLS] and [SEP]).
+/// Token range per chunk (the small embedding models read 256 tokens or more,
+/// including [CLS] and [SEP]).
 const TOKENS: std::ops::Range<usize> = 160..250;
 /// Character range per chunk when no tokenizer is available.
 const CHARS: std::ops::Range<usize> = 600..1_000;
 
 /// How a chunk is measured.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Chunker {
     tokenizer: Option<Arc<Tokenizer>>,
+    tokens: std::ops::Range<usize>,
+}
+
+impl Default for Chunker {
+    fn default() -> Self {
+        Self {
+            tokenizer: None,
+            tokens: TOKENS,
+        }
+    }
 }
 
 impl std::fmt::Debug for Chunker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Chunker")
             .field("tokens", &self.tokenizer.is_some())
+            .field("size", &self.tokens)
             .finish()
     }
 }
 
-/// A run of text under one heading, with the pages it covers: (byte offset in `text`,
+/// A run of text under one label, with the pages it covers: (byte offset in `text`,
 /// page) at each page change.
+#[derive(Debug)]
 struct Block {
     section: Option<String>,
     text: String,
     pages: Vec<(usize, u32)>,
+}
+
+impl Block {
+    fn new(section: Option<String>, page: Option<u32>) -> Self {
+        Self {
+            section,
+            text: String::new(),
+            pages: page.map(|page| vec![(0, page)]).unwrap_or_default(),
+        }
+    }
 }
 
 impl Chunker {
@@ -49,7 +78,14 @@ impl Chunker {
         tokenizer.with_padding(None);
         Self {
             tokenizer: Some(Arc::new(tokenizer)),
+            tokens: TOKENS,
         }
+    }
+
+    /// Another passage size in tokens (for measuring; the default is 160–250).
+    pub fn with_token_range(mut self, tokens: std::ops::Range<usize>) -> Self {
+        self.tokens = tokens;
+        self
     }
 
     pub fn uses_tokens(&self) -> bool {
@@ -61,48 +97,142 @@ impl Chunker {
     pub fn chunk(&self, markdown: &str) -> Vec<NewChunk> {
         let mut chunks = Vec::new();
         for block in blocks(markdown) {
-            let pieces: Vec<(usize, String)> = match &self.tokenizer {
+            let pieces: Vec<(usize, &str)> = match &self.tokenizer {
                 Some(tokenizer) => split(
                     &block.text,
-                    ChunkConfig::new(TOKENS).with_sizer(tokenizer.as_ref()),
+                    ChunkConfig::new(self.tokens.clone()).with_sizer(tokenizer.as_ref()),
                 ),
                 None => split(&block.text, ChunkConfig::new(CHARS)),
             };
-            for (offset, text) in pieces {
-                let page = block
-                    .pages
-                    .iter()
-                    .take_while(|(start, _)| *start <= offset)
-                    .last()
-                    .map(|(_, page)| i64::from(*page));
-                chunks.push(NewChunk {
-                    page,
-                    section: block.section.clone(),
-                    text,
-                });
+            for (start, text) in pieces {
+                chunks.push(page_true(&block, start, text));
             }
         }
         chunks
     }
 }
 
-fn split<S: ChunkSizer>(text: &str, config: ChunkConfig<S>) -> Vec<(usize, String)> {
+/// The chunk for `text`, found at byte `start` of its block, with its page span.
+fn page_true(block: &Block, start: usize, text: &str) -> NewChunk {
+    let end = start + text.len();
+    let page = block
+        .pages
+        .iter()
+        .take_while(|(offset, _)| *offset <= start)
+        .last()
+        .map(|(_, page)| i64::from(*page));
+    let mut page_breaks: Vec<PageBreak> = Vec::new();
+    for (offset, next) in &block.pages {
+        let last = page_breaks.last().map(|brk| brk.page).or(page);
+        if *offset > start && *offset < end && last != Some(i64::from(*next)) {
+            page_breaks.push(PageBreak {
+                offset: offset - start,
+                page: i64::from(*next),
+            });
+        }
+    }
+    NewChunk {
+        page,
+        page_end: page_breaks.last().map(|brk| brk.page).or(page),
+        page_breaks,
+        section: block.section.clone(),
+        text: text.to_string(),
+    }
+}
+
+/// The pieces of a block as (byte offset, trimmed text), without pieces too short to
+/// retrieve on their own.
+fn split<S: ChunkSizer>(text: &str, config: ChunkConfig<S>) -> Vec<(usize, &str)> {
     MarkdownSplitter::new(config)
         .chunk_indices(text)
-        .map(|(offset, chunk)| (offset, chunk.trim().to_string()))
+        .map(|(offset, chunk)| {
+            let lead = chunk.len() - chunk.trim_start().len();
+            (offset + lead, chunk.trim())
+        })
         .filter(|(_, chunk)| chunk.chars().filter(|c| c.is_alphanumeric()).count() >= 20)
         .collect()
 }
 
-/// Splits the Markdown at headings; page markers become page changes.
+/// The start of a figure or table caption: "Figure 3.", "Fig. 3:", "Table 1.",
+/// "TABLE A2 —".
+static CAPTION: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?:^|\s)((?:Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s+(?:[A-Z]?\d+|[IVX]+))(?:\.|:|\s+[—–-])\s").ok()
+});
+
+/// What kind of float a caption belongs to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Float {
+    Figure,
+    Table,
+}
+
+/// A caption found in a paragraph: where it starts, its label ("Figure 3") and kind.
+fn find_caption(line: &str) -> Option<(usize, String, Float)> {
+    let caption = CAPTION.as_ref()?;
+    for found in caption.captures_iter(line) {
+        let label = found.get(1)?;
+        let before = &line[..label.start()];
+        // "… as shown in Figure 3. The fit …" is a reference, not a caption: a caption
+        // starts a paragraph or follows what a figure's text layer leaves (tick
+        // labels, axis names), not prose.
+        if looks_like_prose(before) {
+            continue;
+        }
+        let words: Vec<&str> = label.as_str().split_whitespace().collect();
+        let kind = if words[0].to_lowercase().starts_with("tab") {
+            Float::Table
+        } else {
+            Float::Figure
+        };
+        let name = if kind == Float::Table {
+            "Table"
+        } else {
+            "Figure"
+        };
+        return Some((label.start(), format!("{name} {}", words[1]), kind));
+    }
+    None
+}
+
+/// Whether the end of `text` reads as running prose (lower-case words, not numbers
+/// and labels).
+fn looks_like_prose(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().rev().take(30).collect();
+    if words.is_empty() {
+        return false;
+    }
+    let prose = words
+        .iter()
+        .filter(|word| {
+            let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+            word.len() >= 3 && word.chars().all(|c| c.is_lowercase())
+        })
+        .count();
+    prose * 5 >= words.len() * 2
+}
+
+/// Whether a paragraph reads as table rows (mostly numbers and symbols).
+fn looks_tabular(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let numeric = words
+        .iter()
+        .filter(|word| word.chars().any(|c| c.is_ascii_digit()))
+        .count();
+    words.len() >= 4 && numeric * 10 >= words.len() * 3 && !looks_like_prose(line)
+}
+
+/// Splits the Markdown at headings and captions; page markers become page changes.
 fn blocks(markdown: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
-    let mut current = Block {
-        section: None,
-        text: String::new(),
-        pages: Vec::new(),
-    };
+    let mut heading: Option<String> = None;
     let mut page: Option<u32> = None;
+    let mut current = Block::new(None, None);
+    let mut float: Option<Float> = None;
+    let finish = |blocks: &mut Vec<Block>, block: Block| {
+        if !block.text.trim().is_empty() {
+            blocks.push(block);
+        }
+    };
     for line in markdown.lines() {
         let trimmed = line.trim();
         if let Some(number) = trimmed
@@ -111,27 +241,49 @@ fn blocks(markdown: &str) -> Vec<Block> {
             .and_then(|number| number.trim().parse::<u32>().ok())
         {
             page = Some(number);
-            current.pages.push((current.text.len(), number));
+            if float.take().is_some() {
+                // A caption ends with its page.
+                let done = std::mem::replace(&mut current, Block::new(heading.clone(), page));
+                finish(&mut blocks, done);
+            } else {
+                current.pages.push((current.text.len(), number));
+            }
             continue;
         }
         let hashes = trimmed.chars().take_while(|c| *c == '#').count();
         if (1..=6).contains(&hashes) && trimmed[hashes..].starts_with(' ') {
-            if !current.text.trim().is_empty() {
-                blocks.push(current);
-            }
-            current = Block {
-                section: Some(trimmed[hashes..].trim().to_string()),
-                text: String::new(),
-                pages: page.map(|page| vec![(0, page)]).unwrap_or_default(),
-            };
+            heading = Some(trimmed[hashes..].trim().to_string());
+            float = None;
+            let done = std::mem::replace(&mut current, Block::new(heading.clone(), page));
+            finish(&mut blocks, done);
             continue;
+        }
+        if trimmed.is_empty() {
+            current.text.push('\n');
+            continue;
+        }
+        if let Some((start, label, kind)) = find_caption(line) {
+            let before = &line[..start];
+            if looks_like_prose(before) || before.split_whitespace().count() > 60 {
+                current.text.push_str(before);
+                current.text.push('\n');
+            }
+            float = Some(kind);
+            let done = std::mem::replace(&mut current, Block::new(Some(label), page));
+            finish(&mut blocks, done);
+            current.text.push_str(line[start..].trim());
+            current.text.push('\n');
+            continue;
+        }
+        if float.is_some() && !(float == Some(Float::Table) && looks_tabular(line)) {
+            float = None;
+            let done = std::mem::replace(&mut current, Block::new(heading.clone(), page));
+            finish(&mut blocks, done);
         }
         current.text.push_str(line);
         current.text.push('\n');
     }
-    if !current.text.trim().is_empty() {
-        blocks.push(current);
-    }
+    finish(&mut blocks, current);
     blocks
 }
 
@@ -164,5 +316,58 @@ mod tests {
                 .iter()
                 .any(|c| c.section.as_deref() == Some("2 Data"))
         );
+    }
+
+    #[test]
+    fn a_passage_across_a_page_break_knows_where_the_next_page_starts() {
+        let markdown = "<!-- page 3 -->\n## 2 Data\n\nThe light curve was detrended with a spline before fitting the transit.\n<!-- page 4 -->\nThe phase-folded transit shows a depth of 1.7 parts per thousand.\n";
+        let chunks = Chunker::characters().chunk(markdown);
+        assert_eq!(chunks.len(), 1, "{chunks:#?}");
+        let chunk = &chunks[0];
+        assert_eq!((chunk.page, chunk.page_end), (Some(3), Some(4)));
+        let at = chunk.text.find("The phase-folded").unwrap();
+        assert_eq!(chunk.page_breaks, vec![PageBreak { offset: at, page: 4 }]);
+        assert_eq!(
+            asterism_store::page_at(chunk.page, &chunk.page_breaks, at + 10),
+            Some(4)
+        );
+        assert_eq!(
+            asterism_store::page_at(chunk.page, &chunk.page_breaks, 5),
+            Some(3)
+        );
+    }
+
+    #[test]
+    fn captions_are_passages_of_their_own_page_with_their_own_label() {
+        // As a PDF text layer gives a figure page of a draft: tick labels, then the
+        // caption; the paper's last heading was the acknowledgments.
+        let markdown = "<!-- page 1 -->\n## ACKNOWLEDGMENTS\n\nWe thank the TESS team for their efforts to make the mission a continued success over many years.\n\n<!-- page 4 -->\n\n2 Relative flux [ppt] 5 0 5 Hours from mid-transit 2 0 2 Residual Figure 3. Phase-folded transit of Kepler 1627b, with stellar variability removed. Gray points are individual flux measurements.\n\n<!-- page 5 -->\n\nTable 1. Priors and posteriors for the transit model.\n\nParam. Unit Prior Median P d N(7.20281; 0.01000) 7.202804 0.0000072\n\nAs the table shows, the period is well constrained by the long baseline of the data.\n";
+        let chunks = Chunker::characters().chunk(markdown);
+        let figure = chunks
+            .iter()
+            .find(|c| c.text.contains("Phase-folded"))
+            .unwrap();
+        assert_eq!(figure.section.as_deref(), Some("Figure 3"));
+        assert_eq!(figure.page, Some(4));
+        assert!(figure.text.starts_with("Figure 3."), "{:?}", figure.text);
+        let table = chunks.iter().find(|c| c.text.contains("Priors")).unwrap();
+        assert_eq!(table.section.as_deref(), Some("Table 1"));
+        assert_eq!(table.page, Some(5));
+        assert!(table.text.contains("7.202804"), "the rows stay with the caption");
+        let prose = chunks
+            .iter()
+            .find(|c| c.text.contains("well constrained"))
+            .unwrap();
+        assert_eq!(prose.section.as_deref(), Some("ACKNOWLEDGMENTS"));
+        assert!(!prose.text.contains("Priors"));
+        assert!(chunks.iter().all(|c| !c.text.contains("Residual Figure")));
+    }
+
+    #[test]
+    fn a_reference_to_a_figure_in_prose_is_not_a_caption() {
+        let markdown = "<!-- page 2 -->\n## 3 Results\n\nThe residuals are consistent with white noise, as can be seen in Figure 4. The fit is good over the whole range of periods we tried here.\n";
+        let chunks = Chunker::characters().chunk(markdown);
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].section.as_deref(), Some("3 Results"));
     }
 }

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use asterism_store::{ChunkHit, PaperFilter, Store, StoreError};
 
 use crate::library::embed::Embedder;
+use crate::library::snippet::{QueryTerms, Snippet, snippet};
 use crate::library::vectors::{VectorIndex, nearest};
 
 /// Reciprocal-rank-fusion constant (the usual 60).
@@ -28,6 +29,10 @@ pub struct SearchHit {
     pub vector_rank: Option<usize>,
     /// Cosine similarity to the query, when vectors were used.
     pub similarity: Option<f64>,
+    /// The passage's best-matching sentence(s); `chunk.page` is the page it is on.
+    pub snippet: Snippet,
+    /// The first and last page when the passage crosses a page break.
+    pub pages: Option<[i64; 2]>,
 }
 
 /// Which signals a search used.
@@ -73,7 +78,7 @@ pub fn fts_query(query: &str) -> Option<String> {
 }
 
 /// English function words and question words left out of keyword queries.
-const STOP_WORDS: &[&str] = &[
+pub(crate) const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
     "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in",
     "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "say", "says", "so", "some",
@@ -253,15 +258,28 @@ pub async fn search(
     let top: Vec<(i64, f64)> = fused.into_iter().take(k).collect();
     let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
     let chunks = store.chunk_hits(&ids).await?;
+    let terms = QueryTerms::new(query);
+    let texts: Vec<&str> = chunks.iter().map(|chunk| chunk.text.as_str()).collect();
+    let weights = terms.weights(&texts);
     let hits = chunks
         .into_iter()
         .zip(top)
-        .map(|(chunk, (id, score))| SearchHit {
-            bm25_rank: bm25.iter().position(|x| *x == id).map(|rank| rank + 1),
-            vector_rank: vector.iter().position(|x| *x == id).map(|rank| rank + 1),
-            similarity: similarity.get(&id).copied(),
-            score,
-            chunk,
+        .map(|(mut chunk, (id, score))| {
+            let snippet = snippet(&chunk, &terms, &weights);
+            let pages = match (chunk.page, chunk.page_end) {
+                (Some(first), Some(last)) if last != first => Some([first, last]),
+                _ => None,
+            };
+            chunk.page = snippet.page.or(chunk.page);
+            SearchHit {
+                bm25_rank: bm25.iter().position(|x| *x == id).map(|rank| rank + 1),
+                vector_rank: vector.iter().position(|x| *x == id).map(|rank| rank + 1),
+                similarity: similarity.get(&id).copied(),
+                score,
+                snippet,
+                pages,
+                chunk,
+            }
         })
         .collect();
     Ok(SearchResults { hits, mode, note })
