@@ -62,7 +62,8 @@ def normalise(text):
 
 
 def words(text):
-    return re.findall(r"[a-z0-9]+", text.lower())
+    """Lower-case word tokens; "H.E.S.S.", "n_sigma" and "log-likelihood" count as one word each."""
+    return re.findall(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*", text.lower())
 
 
 def page_count(pdf):
