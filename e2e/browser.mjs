@@ -213,6 +213,46 @@ await scenario("library: list, filter, passages, details with notes, import, Bib
   await shot(page, "library");
 });
 
+await scenario("links: a click opens ADS, arXiv, DOI, SIMBAD or the PDF outside, and the page stays put", async (page) => {
+  const home = page.url();
+  const opened = async () => (await calls(page, "plugin:opener|open_url")).map((args) => args.url);
+  // A stored answer's Markdown links: a known site opens at once, another page only
+  // through the app's question (link_open).
+  await page.getByText("Hubble tension from TRGB distances").click();
+  await page.getByRole("link", { name: "the paper" }).click();
+  await page.getByRole("link", { name: "a blog post" }).click();
+  // A target card's SIMBAD page, from a live run.
+  await page.getByTestId("new-session").click();
+  await page.getByTestId("question-input").fill("Where is NGC 4258?");
+  await page.getByTestId("question-input").press("Enter");
+  await page.getByTestId("target-card").getByTestId("link-simbad").click();
+  // The library's list and details.
+  await page.getByTestId("nav-library").click();
+  const row = page.getByTestId("library-row").filter({ hasText: "Carnegie-Chicago" });
+  await row.getByTestId("link-ads").click();
+  assert((await row.getAttribute("aria-selected")) === "false", "a link does not select the row");
+  await row.locator("td").first().click();
+  const details = page.getByTestId("paper-details");
+  await details.getByTestId("link-doi").click();
+  await details.getByTestId("link-arxivPdf").click();
+  await details.getByTestId("stored-file").getByTestId("pdf-open-system").click();
+  await details.getByTestId("stored-file").getByTestId("pdf-show-folder").click();
+  await page.waitForFunction(() => window.__mock.calls.filter((c) => c.cmd === "library_show_pdf").length === 1);
+  const urls = await opened();
+  assert(JSON.stringify(urls) === JSON.stringify([
+    "https://arxiv.org/abs/1907.05922",
+    "https://simbad.cds.unistra.fr/simbad/sim-id?Ident=M%20106",
+    "https://ui.adsabs.harvard.edu/abs/2019ApJ...882...34F/abstract",
+    "https://doi.org/10.3847/1538-4357/ab2f73",
+    "https://arxiv.org/pdf/1907.05922",
+  ]), `opened: ${JSON.stringify(urls)}`);
+  assert(JSON.stringify(await calls(page, "link_open")) === JSON.stringify([{ url: "https://example.org/h0" }]), "the other page goes through the app's question");
+  assert(JSON.stringify(await calls(page, "library_open_pdf")) === JSON.stringify([{ paperId: "p1", sha256: "p1" }]), "the stored PDF by paper and file, not by path");
+  assert(page.url() === home, `the page stayed at ${home}, now ${page.url()}`);
+  assert(page.context().pages().length === 1, "no window was opened");
+  await shot(page, "links");
+});
+
 await scenario("metrics: totals, charts and cost", async (page) => {
   await page.getByTestId("nav-metrics").click();
   await page.getByTestId("tokens-chart").waitFor();

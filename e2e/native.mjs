@@ -17,7 +17,7 @@
 // screenshot of each panel into e2e/artifacts (the README's come from there).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync, copyFileSync, readFileSync, readdirSync, existsSync, realpathSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync, copyFileSync, readFileSync, readdirSync, existsSync, realpathSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -123,6 +123,15 @@ const dialogsAnswered = () => readFileSync(dialogAnswers, "utf8").trim() === "";
 // run_bash runs in the agent's workspace folder, saved as the app saves it (settings.json).
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), "asterism-e2e-workspace-")));
 writeFileSync(join(dataDir, "settings.json"), JSON.stringify({ ASTERISM_WORKSPACE: workspace }));
+// What the app hands the system to open (a browser, the PDF viewer, the file manager):
+// a stand-in `xdg-open` first on the PATH writes each target to a file instead.
+const bin_dir = join(dataDir, "bin");
+mkdirSync(bin_dir);
+const openedLog = join(dataDir, "opened.log");
+writeFileSync(openedLog, "");
+writeFileSync(join(bin_dir, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${openedLog}'\n`);
+chmodSync(join(bin_dir, "xdg-open"), 0o755);
+const opened = () => readFileSync(openedLog, "utf8").split("\n").filter(Boolean);
 const mock = start(bin("asterism-mock-llm"), ["--script", join(root, "crates/testkit/scripts/e2e-journeys.json")]);
 const fixtures = start(bin("asterism-fixture-server"), []);
 const modelUrl = await firstLine(mock, "the scripted model");
@@ -138,6 +147,13 @@ start("WebKitWebDriver", [`--port=${driverPort}`], {
   ADS_API_URL: `${fixtureUrl}/ads`,
   ARXIV_API_URL: `${fixtureUrl}/arxiv-api`,
   ARXIV_URL: `${fixtureUrl}/arxiv`,
+  ADS_UI_URL: `${fixtureUrl}/ads-ui`,
+  DOI_URL: `${fixtureUrl}/doi`,
+  SIMBAD_URL: `${fixtureUrl}/simbad`,
+  PATH: `${bin_dir}:${process.env.PATH}`,
+  // No session bus: no real file manager answers "show in folder" during the test (the
+  // app then opens the folder, through the stand-in xdg-open).
+  DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dataDir, "no-session-bus")}`,
   EMBEDDINGS: "none",
   ASTERISM_KEYRING: "off",
   ASTERISM_E2E_DIALOG_ANSWERS: dialogAnswers,
@@ -294,6 +310,35 @@ await scenario("export the session's bundle and import a copy through the app's 
   assert(dialogsAnswered(), "every queued answer was taken");
   rmSync(folder, { recursive: true, force: true });
 });
+await scenario("links open outside through the opener plugin, within the capability's sites", async () => {
+  // The NGC 4258 session is on screen: its target card links to (the configured) SIMBAD.
+  const home = await script("return location.href");
+  await click('[data-testid="target-card"] [data-testid="link-simbad"]');
+  const simbad = `${fixtureUrl}/simbad/sim-id?Ident=M%20106`;
+  await waitFor("SIMBAD opened outside", () => opened().includes(simbad));
+  assert((await script("return location.href")) === home, "the webview did not navigate");
+  // The plugin's open_url, as any script in the page could call it: the configured sites
+  // (a capability added at start) and the public ones (capabilities/default.json) open;
+  // any other address, or a path, is refused.
+  const ads = `${fixtureUrl}/ads-ui/abs/2016A%26A...594A..13P/abstract`;
+  assert("ok" in (await invoke("plugin:opener|open_url", { url: ads })), "a configured site opens");
+  const doi = "https://doi.org/10.1051/0004-6361/201525830";
+  assert("ok" in (await invoke("plugin:opener|open_url", { url: doi })), "a public site opens");
+  const evil = await invoke("plugin:opener|open_url", { url: "https://evil.example/" });
+  assert(String(evil.error).includes("Not allowed to open url"), `another site is refused: ${JSON.stringify(evil)}`);
+  const path = await invoke("plugin:opener|open_path", { path: "/etc/hostname" });
+  assert(String(path.error).includes("not allowed"), `no path opens from the page: ${JSON.stringify(path)}`);
+  await waitFor("both pages opened", () => opened().includes(ads) && opened().includes(doi));
+  // Any other page only once the user says yes in the app's message box.
+  queueDialog(false);
+  const declined = await invoke("link_open", { url: "https://example.org/h0" });
+  assert(declined.ok === false && dialogsAnswered(), `declined: ${JSON.stringify(declined)}`);
+  queueDialog(true);
+  assert((await invoke("link_open", { url: "https://example.org/h0" })).ok === true, "confirmed");
+  await waitFor("the confirmed page opened", () => opened().includes("https://example.org/h0"));
+  assert(opened().filter((url) => url === "https://example.org/h0").length === 1 && !opened().some((url) => url.includes("evil")), `opened: ${opened()}`);
+});
+
 async function askInNewSession(question) {
   await click('[data-testid="nav-agent"]');
   await click('[data-testid="new-session"]');
@@ -401,6 +446,16 @@ await scenario("import a PDF and see it in the library", async () => {
     return text.includes("Check the kernel") ? text : null;
   });
   assert(notes.includes("p. 1"), `note has its page: ${notes}`);
+
+  // The stored copy (inside the library folder, never the file imported) opens in the
+  // system's viewer; "Show in folder" shows it in the file manager, or opens its folder.
+  const papersDir = realpathSync(join(dataDir, "papers"));
+  await click('[data-testid="stored-file"] [data-testid="pdf-open-system"]');
+  const pdfOpened = await waitFor("the PDF handed to the system", () => opened().find((line) => line.endsWith(".pdf")));
+  assert(pdfOpened.startsWith(`${papersDir}/`), `the library's copy: ${pdfOpened}`);
+  await click('[data-testid="stored-file"] [data-testid="pdf-show-folder"]');
+  await waitFor("the library folder opened", () => opened().at(-1) === papersDir);
+  assert(!(await script(`return !!document.querySelector('[data-testid="error-toast"]')`)), "no error shown");
   rmSync(folder, { recursive: true, force: true });
 });
 

@@ -27,10 +27,11 @@ const paper = (id: string, title: string, authors: string[], year: number, chunk
   files: [{ path: `/data/papers/${id}.pdf`, originalName: `${id}.pdf`, sha256: id, sizeBytes: 2_000_000, source: "import" }], addedAt: "2026-12-01T09:00:00Z",
 });
 const papers = [
-  paper("p1", "The Carnegie-Chicago Hubble Program. VIII. TRGB H0", ["Freedman, W. L.", "Madore, B. F."], 2019, 87),
+  { ...paper("p1", "The Carnegie-Chicago Hubble Program. VIII. TRGB H0", ["Freedman, W. L.", "Madore, B. F."], 2019, 87), bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: "10.3847/1538-4357/ab2f73" },
   paper("p2", "Cepheids and the Hubble constant in NGC 4258", ["Riess, A. G."], 2022, 64),
   paper("p3", "A JWST view of the tip of the red giant branch", ["Anand, G. S."], 2024, 41, "unidentified"),
 ];
+const links = { ads: "https://ui.adsabs.harvard.edu", arxiv: "https://arxiv.org", doi: "https://doi.org", simbad: "https://simbad.cds.unistra.fr/simbad" };
 const metrics = [1, 2, 3].flatMap((step) => [
   { runId: "r1", step, agentName: "main", kind: "model", name: "qwen3-max", promptTokens: 900 * step, completionTokens: 120 + step * 30, durationMs: 700 + step * 250, createdAt: "" },
   { runId: "r1", step, agentName: "main", kind: "tool", name: step === 2 ? "search_papers" : "query_target", promptTokens: 0, completionTokens: 0, durationMs: 150 * step, createdAt: "" },
@@ -107,7 +108,7 @@ function timeline(sessionId: string): unknown[] {
   }
   return [
     { kind: "user", id: "item-0", text: "What do recent papers say about the Hubble tension from TRGB distances?" },
-    { kind: "text", id: "item-1", step: 1, agentName: "main", text: "TRGB distances give $H_0 \\approx 70$ (Freedman 2019, p. 12)." },
+    { kind: "text", id: "item-1", step: 1, agentName: "main", text: "TRGB distances give $H_0 \\approx 70$ (Freedman 2019, p. 12). See [the paper](https://arxiv.org/abs/1907.05922) and [a blog post](https://example.org/h0)." },
   ];
 }
 
@@ -117,7 +118,14 @@ mockIPC(
     calls.push({ cmd, args: cmd === "agent_run" ? { question: args.question } : args });
     switch (cmd) {
       case "app_status":
-        return { model: "qwen3-max", modelConfigured: true, thinkingSupported: true, dataDir: settings.dataDir };
+        return { model: "qwen3-max", modelConfigured: true, thinkingSupported: true, dataDir: settings.dataDir, links };
+      // The opener plugin and the app's commands that open things outside the webview.
+      case "plugin:opener|open_url":
+      case "library_open_pdf":
+      case "library_show_pdf":
+        return null;
+      case "link_open":
+        return true;
       case "sessions_list":
         return sessions;
       case "session_timeline_tail": {

@@ -22,6 +22,8 @@ pub struct AppStatus {
     /// Whether the thinking switch means anything for this provider (Qwen/DashScope).
     pub thinking_supported: bool,
     pub data_dir: String,
+    /// The sites the UI links papers and targets to.
+    pub links: crate::links::LinkBases,
 }
 
 /// Delivers a run's events to the webview through its channel.
@@ -151,5 +153,6 @@ pub async fn app_status(state: State<'_, AppState>) -> Result<AppStatus, AppErro
             &settings.llm_model,
         ),
         data_dir: settings.data_dir.display().to_string(),
+        links: crate::links::LinkBases::from_settings(settings),
     })
 }

@@ -52,6 +52,8 @@ pub enum Phrase {
     Import,
     ConfirmKeyTitle,
     SaveAndSend,
+    OpenLinkTitle,
+    OpenLink,
     Cancel,
 }
 
@@ -84,6 +86,10 @@ impl Phrase {
             (ConfirmKeyTitle, Zh) => "将 API 密钥发送到新地址？",
             (SaveAndSend, En) => "Save and send",
             (SaveAndSend, Zh) => "保存并发送",
+            (OpenLinkTitle, En) => "Open this link in your browser?",
+            (OpenLinkTitle, Zh) => "在浏览器中打开此链接？",
+            (OpenLink, En) => "Open",
+            (OpenLink, Zh) => "打开",
             (Cancel, En) => "Cancel",
             (Cancel, Zh) => "取消",
         }

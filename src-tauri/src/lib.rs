@@ -6,6 +6,7 @@ mod commands;
 mod dialogs;
 mod error;
 mod library;
+mod links;
 mod sessions;
 mod settings;
 mod state;
@@ -44,6 +45,9 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         library::library_export_bib,
         library::note_add,
         library::notes_list,
+        links::link_open,
+        links::library_open_pdf,
+        links::library_show_pdf,
         views::session_metrics,
         views::audit_page,
         views::target_resolve,
@@ -92,6 +96,12 @@ pub fn run() {
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        // The UI opens links itself (buttons, not `<a target="_blank">`).
+        .plugin(
+            tauri_plugin_opener::Builder::new()
+                .open_js_links_on_click(false)
+                .build(),
+        )
         .invoke_handler(builder.invoke_handler())
         .register_asynchronous_uri_scheme_protocol("pdf", |context, request, responder| {
             let app = context.app_handle().clone();
@@ -102,14 +112,24 @@ pub fn run() {
         .setup(move |app| {
             builder.mount_events(app);
             app.manage(dialogs::Dialogs::from_env());
+            app.manage(links::AllowedLinks::default());
             // The window first: its web process starts while the database opens. No
             // command can arrive before the state is managed, because the webview's
             // requests are served on this thread, which is busy until setup returns.
             if let Some(window) = app.config().app.windows.first() {
-                tauri::WebviewWindowBuilder::from_config(app.handle(), window)?.build()?;
+                tauri::WebviewWindowBuilder::from_config(app.handle(), window)?
+                    .on_navigation(|url| {
+                        let stays = links::stays_in_app(url);
+                        if !stays {
+                            tracing::warn!(%url, "the webview may not leave the app");
+                        }
+                        stays
+                    })
+                    .build()?;
             }
             let started = std::time::Instant::now();
             let settings = asterism_agent::Settings::load()?;
+            links::allow_configured(app.handle(), &settings)?;
             let state = tauri::async_runtime::block_on(state::AppState::open(settings))?;
             app.manage(state);
             tracing::info!(

@@ -223,7 +223,9 @@ pub async fn settings_save(
         // A run may have started while the box was open.
         state.ensure_idle()?;
     }
-    save(&state, values, secrets)
+    let view = save(&state, values, secrets)?;
+    crate::links::allow_configured(window.app_handle(), &state.engine().settings)?;
+    Ok(view)
 }
 
 /// The folder to save as the workspace (links resolved), or why it cannot be one (the

@@ -5,6 +5,7 @@ import { commands } from "./bindings";
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
 import { ResearchAgentView } from "./components/ResearchAgentPanel";
+import { LinksProvider } from "./links/Links";
 import { setLanguage, type Language } from "./i18n";
 
 // Panels other than the agent load on first use: a smaller bundle starts faster.
@@ -60,57 +61,59 @@ function Shell() {
   }, [agent]);
 
   return (
-    <div className="app">
-      <nav className="rail" aria-label={t("nav.label")}>
-        <div className="brand" title="Asterism">
-          <span className="brand-mark" aria-hidden="true">
-            ✦
-          </span>
-          <span className="brand-name">Asterism</span>
-        </div>
-        {VIEWS.map((name, index) => (
+    <LinksProvider bases={agent.status?.links ?? null}>
+      <div className="app">
+        <nav className="rail" aria-label={t("nav.label")}>
+          <div className="brand" title="Asterism">
+            <span className="brand-mark" aria-hidden="true">
+              ✦
+            </span>
+            <span className="brand-name">Asterism</span>
+          </div>
+          {VIEWS.map((name, index) => (
+            <button
+              key={name}
+              type="button"
+              className="rail-button"
+              data-testid={`nav-${name}`}
+              aria-current={view === name ? "page" : undefined}
+              title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
+              onClick={() => setView(name)}
+            >
+              <span aria-hidden="true">{ICONS[name]}</span>
+              <span className="rail-label">{t(`nav.${name}`)}</span>
+            </button>
+          ))}
+          <span className="spacer" />
           <button
-            key={name}
             type="button"
-            className="rail-button"
-            data-testid={`nav-${name}`}
-            aria-current={view === name ? "page" : undefined}
-            title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
-            onClick={() => setView(name)}
+            className="rail-button small"
+            data-testid="toggle-language"
+            title={t("settings.language")}
+            onClick={() => setLanguage((i18n.language === "zh" ? "en" : "zh") as Language)}
           >
-            <span aria-hidden="true">{ICONS[name]}</span>
-            <span className="rail-label">{t(`nav.${name}`)}</span>
+            {i18n.language === "zh" ? "EN" : "中"}
           </button>
-        ))}
-        <span className="spacer" />
-        <button
-          type="button"
-          className="rail-button small"
-          data-testid="toggle-language"
-          title={t("settings.language")}
-          onClick={() => setLanguage((i18n.language === "zh" ? "en" : "zh") as Language)}
-        >
-          {i18n.language === "zh" ? "EN" : "中"}
-        </button>
-        <button
-          type="button"
-          className="rail-button small"
-          data-testid="toggle-theme"
-          title={t("settings.theme")}
-          onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
-        >
-          {theme === "dark" ? "☀" : "☾"}
-        </button>
-      </nav>
-      <div className="view" hidden={view !== "agent"}>
-        <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
+          <button
+            type="button"
+            className="rail-button small"
+            data-testid="toggle-theme"
+            title={t("settings.theme")}
+            onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
+          >
+            {theme === "dark" ? "☀" : "☾"}
+          </button>
+        </nav>
+        <div className="view" hidden={view !== "agent"}>
+          <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
+        </div>
+        <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
+          {view === "library" && <LibraryView />}
+          {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
+          {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
+          {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
+        </Suspense>
       </div>
-      <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
-        {view === "library" && <LibraryView />}
-        {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
-        {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
-        {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
-      </Suspense>
-    </div>
+    </LinksProvider>
   );
 }

@@ -87,6 +87,22 @@ export const commands = {
 	noteAdd: (note: NewNote_Deserialize) => typedError<Note_Serialize, AppError>(__TAURI_INVOKE("note_add", { note })),
 	/**  Notes of one paper, or of the whole library. */
 	notesList: (paperId: string | null) => typedError<Note_Serialize[], AppError>(__TAURI_INVOKE("notes_list", { paperId })),
+	/**
+	 *  Opens a web link (`http`/`https`) in the system's browser: at once when it is under
+	 *  one of the configured sites, otherwise after the user confirms in a native message
+	 *  box. `false` when declined.
+	 */
+	linkOpen: (url: string) => typedError<boolean, AppError>(__TAURI_INVOKE("link_open", { url })),
+	/**
+	 *  Opens a paper's stored PDF in the system's PDF viewer. `sha256` picks one of its
+	 *  files (`null`: the first PDF).
+	 */
+	libraryOpenPdf: (paperId: string, sha256: string | null) => typedError<null, AppError>(__TAURI_INVOKE("library_open_pdf", { paperId, sha256 })),
+	/**
+	 *  Shows a paper's stored PDF selected in the system's file manager, or opens its
+	 *  folder where no file manager answers that request (no D-Bus session).
+	 */
+	libraryShowPdf: (paperId: string, sha256: string | null) => typedError<null, AppError>(__TAURI_INVOKE("library_show_pdf", { paperId, sha256 })),
 	/**  Every model and tool measurement of a session, in order. */
 	sessionMetrics: (sessionId: string) => typedError<MetricEntry[], AppError>(__TAURI_INVOKE("session_metrics", { sessionId })),
 	/**  A page of the audit log, newest first (arguments were redacted when logged). */
@@ -280,6 +296,8 @@ export type AppStatus = {
 	/**  Whether the thinking switch means anything for this provider (Qwen/DashScope). */
 	thinkingSupported: boolean,
 	dataDir: string,
+	/**  The sites the UI links papers and targets to. */
+	links: LinkBases,
 };
 
 /**  One tool call in the audit log (arguments were redacted before they were stored). */
@@ -540,6 +558,18 @@ export type LibraryPaper_Serialize = {
 	tags: string[],
 	chunks: number | null,
 	addedAt: string,
+};
+
+/**  Where the UI's links point: each a base URL without a trailing `/`. */
+export type LinkBases = {
+	/**  `ADS_UI_URL`: `{ads}/abs/{bibcode}/abstract`. */
+	ads: string,
+	/**  `ARXIV_URL`: `{arxiv}/abs/{id}` and `{arxiv}/pdf/{id}`. */
+	arxiv: string,
+	/**  `DOI_URL`: `{doi}/{doi}`. */
+	doi: string,
+	/**  `SIMBAD_URL`: `{simbad}/sim-id?Ident={name}`. */
+	simbad: string,
 };
 
 /**  One measurement of a session: a model call or a tool call. */

@@ -70,7 +70,22 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
     (
         "ARXIV_URL",
         "https://arxiv.org",
-        "arXiv site (PDF and HTML).",
+        "arXiv site (PDF and HTML; the app's arXiv links).",
+    ),
+    (
+        "ADS_UI_URL",
+        "https://ui.adsabs.harvard.edu",
+        "NASA ADS web site the app's paper links open (…/abs/BIBCODE/abstract).",
+    ),
+    (
+        "DOI_URL",
+        "https://doi.org",
+        "DOI resolver the app's publisher links open (…/DOI).",
+    ),
+    (
+        "SIMBAD_URL",
+        "https://simbad.cds.unistra.fr/simbad",
+        "SIMBAD web site a target card links to (…/sim-id?Ident=NAME).",
     ),
     (
         "SESAME_URL",
@@ -161,6 +176,11 @@ pub struct Settings {
     pub arxiv_api_url: String,
     pub arxiv_url: String,
     pub sesame_url: String,
+    /// The web pages the app links to: ADS abstracts, DOIs, SIMBAD objects (arXiv's are
+    /// under `arxiv_url`).
+    pub ads_ui_url: String,
+    pub doi_url: String,
+    pub simbad_url: String,
     pub sesame_timeout: Duration,
     /// How long a cached Sesame answer is used.
     pub target_cache_max_age: Duration,
@@ -544,6 +564,9 @@ impl Settings {
             arxiv_api_url: value("ARXIV_API_URL"),
             arxiv_url: value("ARXIV_URL"),
             sesame_url: value("SESAME_URL"),
+            ads_ui_url: value("ADS_UI_URL"),
+            doi_url: value("DOI_URL"),
+            simbad_url: value("SIMBAD_URL"),
             sesame_timeout: Duration::from_secs(20),
             target_cache_max_age: Duration::from_secs_f64(cache_days * 86_400.0),
             workspace,
@@ -662,6 +685,9 @@ impl Settings {
                 "ARXIV_API_URL" => self.arxiv_api_url.clone(),
                 "ARXIV_URL" => self.arxiv_url.clone(),
                 "SESAME_URL" => self.sesame_url.clone(),
+                "ADS_UI_URL" => self.ads_ui_url.clone(),
+                "DOI_URL" => self.doi_url.clone(),
+                "SIMBAD_URL" => self.simbad_url.clone(),
                 "ASTERISM_WORKSPACE" => match (&self.workspace, &self.workspace_problem) {
                     (Some(folder), _) => folder.display().to_string(),
                     (None, Some(problem)) => format!("(none: {problem})"),
@@ -723,6 +749,9 @@ mod tests {
         assert_eq!(settings.arxiv_url, "http://127.0.0.1:9/arxiv");
         assert_eq!(settings.max_steps, 40);
         assert_eq!(settings.ads_api_url, "https://api.adsabs.harvard.edu/v1");
+        assert_eq!(settings.ads_ui_url, "https://ui.adsabs.harvard.edu");
+        assert_eq!(settings.doi_url, "https://doi.org");
+        assert_eq!(settings.simbad_url, "https://simbad.cds.unistra.fr/simbad");
         assert_eq!(settings.sources["LLM_API_KEY"], "environment");
         let described = settings.describe();
         let key = described

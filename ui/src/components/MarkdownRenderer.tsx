@@ -4,6 +4,7 @@ import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import remarkMath from "remark-math";
 import "katex/dist/katex.min.css";
+import { MarkdownLink } from "../links/Links";
 
 const remarkPlugins = [remarkGfm, remarkMath];
 
@@ -41,8 +42,8 @@ function text(children: ReactNode): string {
 }
 
 const components: Components = {
-  // Links open nowhere inside the app: the target is shown on hover.
-  a: ({ children, href }) => <span className="link" title={href}>{children}</span>,
+  // Links never open inside the app: web pages open in the system browser.
+  a: ({ children, href }) => <MarkdownLink href={href}>{children}</MarkdownLink>,
   pre: ({ node, children }) => {
     const first = (node as HastNode | undefined)?.children?.find((child) => child.type === "element");
     return mathKind(first) === "display" ? <>{children}</> : <pre>{children}</pre>;

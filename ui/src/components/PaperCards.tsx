@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
 import type { JsonValue } from "../bindings";
+import { PaperLinks } from "../links/Links";
 
 type Paper = {
   bibcode?: string | null;
@@ -53,6 +54,7 @@ export function PaperCards({ papers }: { papers: Paper[] }) {
             )}
             {paper.local && paper.local !== "none" && <span className="badge">{t(`papers.local.${paper.local}`, paper.local)}</span>}
           </p>
+          <PaperLinks ids={paper} />
         </li>
       ))}
     </ol>

@@ -6,10 +6,16 @@ import { PermissionCard } from "./PermissionCard";
 import { QuestionBox } from "./QuestionBox";
 import { SessionList } from "./SessionList";
 import { Timeline } from "./Timeline";
+import { LinksProvider } from "../links/Links";
 
 /** The research agent on its own (tests, and anywhere without the app shell). */
 export function ResearchAgentPanel() {
-  return <ResearchAgentView agent={useResearchAgent()} />;
+  const agent = useResearchAgent();
+  return (
+    <LinksProvider bases={agent.status?.links ?? null}>
+      <ResearchAgentView agent={agent} />
+    </LinksProvider>
+  );
 }
 
 type Props = { agent: ResearchAgent; onOpenSettings?: () => void };

@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import { useState } from "react";
 import type { JsonValue } from "../bindings";
+import { SimbadLink } from "../links/Links";
 
 /** The fields of a `query_target` result the card shows (a subset of `ResolvedTarget`). */
 export type TargetInfo = {
@@ -48,7 +49,9 @@ export function TargetCard({ target }: { target: TargetInfo }) {
 
   return (
     <section className="target-card" data-testid="target-card" aria-label={t("target.label", { name: target.name })}>
-      <h3 className="target-name">{target.name}</h3>
+      <h3 className="target-name">
+        {target.name} <SimbadLink name={target.name} />
+      </h3>
       <dl className="target-fields">
         <dt>RA</dt>
         <dd>

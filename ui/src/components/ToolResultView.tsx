@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import type { JsonValue } from "../bindings";
 import { PaperCards, asPapers } from "./PaperCards";
+import { RagSources, asSources } from "./RagSources";
 import { TargetCard, asTarget } from "./TargetCard";
 
 type Props = {
@@ -21,6 +22,7 @@ export function ToolResultView({ name, output, isError, metadata, durationMs }: 
   const { t } = useTranslation();
   const target = name === "query_target" && !isError ? asTarget(metadata) : null;
   const papers = name === "search_papers" && !isError ? asPapers(metadata) : null;
+  const sources = name === "rag_search" && !isError ? asSources(metadata) : null;
   const card = target ? <TargetCard target={target} /> : papers ? <PaperCards papers={papers} /> : null;
   return (
     <div className={isError ? "tool-result is-error" : "tool-result"}>
@@ -41,6 +43,7 @@ export function ToolResultView({ name, output, isError, metadata, durationMs }: 
       ) : (
         <pre className="output">{output}</pre>
       )}
+      {sources && <RagSources sources={sources} />}
     </div>
   );
 }

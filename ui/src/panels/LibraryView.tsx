@@ -14,6 +14,7 @@ import {
   type PassageResults,
 } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
+import { FileActions, PaperLinks } from "../links/Links";
 
 const PdfViewer = lazy(() => import("./PdfViewer"));
 
@@ -256,14 +257,17 @@ export function LibraryView() {
               {passages.note && <p className="muted">{passages.note}</p>}
               {passages.hits.length === 0 && <p className="muted">{t("library.noPassages")}</p>}
               {passages.hits.map((hit, index) => (
-                <button type="button" key={index} className="passage" onClick={() => setSelected(hit.paperId)}>
-                  <strong>{hit.title}</strong>{" "}
-                  <span className="muted">
-                    {hit.page !== null && t("library.page", { page: hit.page })}
-                    {hit.section && ` · §${hit.section}`}
-                  </span>
-                  <span className="passage-text">{hit.text.slice(0, 280)}</span>
-                </button>
+                <div key={index} className="passage-hit" data-testid="passage-hit">
+                  <button type="button" className="passage" onClick={() => setSelected(hit.paperId)}>
+                    <strong>{hit.title}</strong>{" "}
+                    <span className="muted">
+                      {hit.page !== null && t("library.page", { page: hit.page })}
+                      {hit.section && ` · §${hit.section}`}
+                    </span>
+                    <span className="passage-text">{hit.text.slice(0, 280)}</span>
+                  </button>
+                  <PaperLinks ids={papers.find((paper) => paper.id === hit.paperId) ?? {}} file={{ paperId: hit.paperId }} />
+                </div>
               ))}
             </div>
           )}
@@ -280,6 +284,7 @@ export function LibraryView() {
                   <th className="num">{t("library.year")}</th>
                   <th>{t("library.status")}</th>
                   <th className="num">{t("library.passages")}</th>
+                  <th>{t("links.title")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -298,6 +303,9 @@ export function LibraryView() {
                       <span className={`badge status-${paper.status}`}>{t(`library.statuses.${paper.status}`, paper.status)}</span>
                     </td>
                     <td className="num">{paper.chunks}</td>
+                    <td className="links-cell">
+                      <PaperLinks ids={paper} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -393,6 +401,9 @@ function PaperPanel({ details, collections, onRead, onChanged, onDeleted }: Pane
         {paper.arxivId && <code>arXiv:{paper.arxivId}</code>}
         {paper.doi && <code>doi:{paper.doi}</code>}
       </p>
+      <p>
+        <PaperLinks ids={paper} />
+      </p>
       {details.abstractText && <p className="abstract">{details.abstractText}</p>}
       <div className="toolbar">
         {paper.files.length > 0 && (
@@ -413,8 +424,11 @@ function PaperPanel({ details, collections, onRead, onChanged, onDeleted }: Pane
       <h3>{t("library.files")}</h3>
       <ul className="plain">
         {paper.files.map((file) => (
-          <li key={file.sha256} className="muted ellipsis" title={file.path}>
-            {file.originalName ?? file.path.split(/[\\/]/).pop()} · {((file.sizeBytes ?? 0) / 1e6).toFixed(1)} MB · {file.source}
+          <li key={file.sha256} className="stored-file" data-testid="stored-file">
+            <span className="muted ellipsis" title={file.path}>
+              {file.originalName ?? file.path.split(/[\\/]/).pop()} · {((file.sizeBytes ?? 0) / 1e6).toFixed(1)} MB · {file.source}
+            </span>
+            {file.path.toLowerCase().endsWith(".pdf") && <FileActions paperId={paper.id} sha256={file.sha256} />}
           </li>
         ))}
       </ul>

@@ -66,6 +66,14 @@ export type BackendOptions = {
   importEvents?: ImportEvent[];
 };
 
+/** The public sites, as `app_status` reports them by default. */
+export const LINK_BASES = {
+  ads: "https://ui.adsabs.harvard.edu",
+  arxiv: "https://arxiv.org",
+  doi: "https://doi.org",
+  simbad: "https://simbad.cds.unistra.fr/simbad",
+};
+
 /** A fake backend over `mockIPC`: records every call and exposes the live channels. */
 export function mockBackend(options: BackendOptions = {}) {
   const calls: Call[] = [];
@@ -75,6 +83,7 @@ export function mockBackend(options: BackendOptions = {}) {
     modelConfigured: true,
     thinkingSupported: true,
     dataDir: "/home/astro/.local/share/asterism",
+    links: LINK_BASES,
     ...options.status,
   };
 
@@ -115,6 +124,13 @@ export function mockBackend(options: BackendOptions = {}) {
           return options.dialog ? (options.importedSession ?? "s-imported") : null;
         case "dialog_language":
           return null;
+        // The opener plugin, and the app's commands that open outside it.
+        case "plugin:opener|open_url":
+        case "library_open_pdf":
+        case "library_show_pdf":
+          return null;
+        case "link_open":
+          return options.confirm ?? true;
         case "session_metrics":
           return options.metrics?.[args.sessionId as string] ?? [];
         case "audit_page": {
