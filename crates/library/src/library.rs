@@ -6,6 +6,7 @@ pub mod embed;
 pub mod import;
 pub mod indexer;
 pub mod local;
+pub mod metadata;
 pub mod search;
 pub mod snippet;
 pub mod vectors;

@@ -9,6 +9,7 @@ mod suite {
     mod atom_properties;
     mod download;
     mod library;
+    mod metadata;
     mod mutate;
     mod parse;
     mod search;

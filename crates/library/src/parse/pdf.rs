@@ -68,7 +68,19 @@ pub struct PdfText {
     pub title: Option<String>,
     /// The largest text on page 1 (usually the title), when the engine knows font sizes.
     pub title_guess: Option<String>,
+    /// The rest of the document information dictionary (pdfium only).
+    pub info: PdfInfo,
     pub engine: PdfEngine,
+}
+
+/// The document information dictionary besides its Title (empty values are `None`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PdfInfo {
+    pub author: Option<String>,
+    pub subject: Option<String>,
+    pub keywords: Option<String>,
+    /// As written, e.g. `D:20210521113722-04'00'`.
+    pub creation_date: Option<String>,
 }
 
 static PDFIUM: OnceLock<Option<Pdfium>> = OnceLock::new();
@@ -164,11 +176,20 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
             }
             other => PdfError::Corrupt(format!("{other:?}")),
         })?;
-    let title = document
-        .metadata()
-        .get(PdfDocumentMetadataTagType::Title)
-        .map(|tag| tag.value().trim().to_string())
-        .filter(|title| !title.is_empty());
+    let metadata = document.metadata();
+    let tag = |kind| {
+        metadata
+            .get(kind)
+            .map(|tag| tag.value().trim().to_string())
+            .filter(|value| !value.is_empty())
+    };
+    let title = tag(PdfDocumentMetadataTagType::Title);
+    let info = PdfInfo {
+        author: tag(PdfDocumentMetadataTagType::Author),
+        subject: tag(PdfDocumentMetadataTagType::Subject),
+        keywords: tag(PdfDocumentMetadataTagType::Keywords),
+        creation_date: tag(PdfDocumentMetadataTagType::CreationDate),
+    };
     let mut pages = Vec::with_capacity(usize::try_from(document.pages().len()).unwrap_or(0));
     let mut title_guess = None;
     for (index, page) in document.pages().iter().enumerate() {
@@ -184,6 +205,7 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
         pages,
         title,
         title_guess,
+        info,
         engine: PdfEngine::Pdfium,
     })
 }
@@ -277,6 +299,7 @@ fn with_pdf_extract(bytes: &[u8]) -> Result<PdfText, PdfError> {
             pages,
             title: None,
             title_guess: None,
+            info: PdfInfo::default(),
             engine: PdfEngine::PdfExtract,
         }),
         Ok(Err(error)) => {
