@@ -3,6 +3,7 @@
 
 mod chunk;
 pub mod embed;
+pub mod identify;
 pub mod import;
 pub mod indexer;
 pub mod local;
@@ -36,6 +37,8 @@ pub struct Library {
     pub index: Arc<VectorIndex>,
     /// `None`: no embedding model; search is BM25 only.
     pub embedder: Option<Arc<dyn Embedder>>,
+    /// `None`: papers are not looked up on Crossref.
+    pub crossref: Option<crate::sources::crossref::CrossrefClient>,
 }
 
 impl std::fmt::Debug for Library {
@@ -62,7 +65,13 @@ impl Library {
             data_dir: data_dir.to_path_buf(),
             index: Arc::new(VectorIndex::new()),
             embedder,
+            crossref: None,
         }
+    }
+
+    /// The same library looking papers up on Crossref too.
+    pub fn with_crossref(self, crossref: Option<crate::sources::crossref::CrossrefClient>) -> Self {
+        Self { crossref, ..self }
     }
 
     fn importer(&self, online: bool) -> Importer {
@@ -71,6 +80,7 @@ impl Library {
             papers: self.papers.clone(),
             chunker: self.chunker.clone(),
             data_dir: self.data_dir.clone(),
+            crossref: self.crossref.clone(),
             online,
         }
     }

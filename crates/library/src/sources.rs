@@ -2,4 +2,5 @@
 
 pub mod ads;
 pub mod arxiv;
+pub mod crossref;
 pub mod sesame;

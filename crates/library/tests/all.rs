@@ -8,6 +8,7 @@ mod suite {
     mod arxiv;
     mod atom_properties;
     mod download;
+    mod identify;
     mod library;
     mod metadata;
     mod mutate;

@@ -40,6 +40,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "chunk_pages",
         include_str!("../../../migrations/0008_chunk_pages.sql"),
     ),
+    (
+        9,
+        "paper_metadata_source",
+        include_str!("../../../migrations/0009_paper_metadata_source.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

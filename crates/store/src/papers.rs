@@ -31,6 +31,16 @@ impl Store {
     }
 }
 
+/// The `metadata_source` of a record: the first service in its `sources` (`local` for
+/// one read from the PDF); none for a record that came out of the library itself.
+fn metadata_source(paper: &asterism_protocol::PaperRecord) -> Option<&str> {
+    paper
+        .sources
+        .iter()
+        .map(String::as_str)
+        .find(|source| *source != "library")
+}
+
 /// A file of a paper, as `paper_files` records it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaperFile {
@@ -56,8 +66,8 @@ impl Store {
             .await?;
         let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         sqlx::query(
-            "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?, ?, ?)
+            "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page, affiliations, metadata_source)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?, ?, ?, ?, ?)
              ON CONFLICT(id) DO UPDATE SET
                bibcode = COALESCE(papers.bibcode, excluded.bibcode),
                arxiv_id = COALESCE(papers.arxiv_id, excluded.arxiv_id),
@@ -70,6 +80,8 @@ impl Store {
                citation_count = COALESCE(excluded.citation_count, papers.citation_count),
                volume = COALESCE(papers.volume, excluded.volume),
                page = COALESCE(papers.page, excluded.page),
+               affiliations = CASE WHEN papers.affiliations = '[]' THEN excluded.affiliations ELSE papers.affiliations END,
+               metadata_source = COALESCE(papers.metadata_source, excluded.metadata_source),
                updated_at = excluded.updated_at",
         )
         .bind(&id)
@@ -87,9 +99,70 @@ impl Store {
         .bind(&now)
         .bind(&paper.volume)
         .bind(&paper.page)
+        .bind(serde_json::to_string(&paper.affiliations)?)
+        .bind(metadata_source(paper))
         .execute(&self.pool)
         .await?;
         Ok(id)
+    }
+
+    /// Replaces a paper's metadata with a better record (an online one for a paper
+    /// known only from its PDF): ids it lacked are added, every other field is the new
+    /// record's. Fails when another paper already has one of the record's ids.
+    pub async fn replace_paper_metadata(
+        &self,
+        paper_id: &str,
+        paper: &asterism_protocol::PaperRecord,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE papers SET bibcode = COALESCE(?, bibcode), arxiv_id = COALESCE(?, arxiv_id),
+               doi = COALESCE(?, doi), title = ?, authors = ?, affiliations = ?,
+               year = COALESCE(?, year), journal = ?, volume = ?, page = ?,
+               abstract = COALESCE(?, abstract), keywords = ?,
+               citation_count = COALESCE(?, citation_count), metadata_source = ?,
+               status = CASE WHEN status = 'unidentified' THEN 'downloaded' ELSE status END,
+               updated_at = ?
+             WHERE id = ?",
+        )
+        .bind(&paper.bibcode)
+        .bind(&paper.arxiv_id)
+        .bind(&paper.doi)
+        .bind(&paper.title)
+        .bind(serde_json::to_string(&paper.authors)?)
+        .bind(serde_json::to_string(&paper.affiliations)?)
+        .bind(paper.year)
+        .bind(&paper.journal)
+        .bind(&paper.volume)
+        .bind(&paper.page)
+        .bind(&paper.abstract_text)
+        .bind(serde_json::to_string(&paper.keywords)?)
+        .bind(paper.citation_count)
+        .bind(metadata_source(paper))
+        .bind(crate::now_rfc3339())
+        .bind(paper_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Where a paper's metadata came from (`local`, `ads`, `arxiv`, `crossref`), if known.
+    pub async fn paper_metadata_source(&self, paper_id: &str) -> Result<Option<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT metadata_source FROM papers WHERE id = ?")
+                .bind(paper_id)
+                .fetch_optional(&self.pool)
+                .await?
+                .flatten(),
+        )
+    }
+
+    /// The papers whose metadata was only read from their PDF, oldest first.
+    pub async fn local_only_papers(&self) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM papers WHERE metadata_source = 'local' ORDER BY added_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     /// Records a stored file of a paper and marks the paper downloaded (unless parsed).
@@ -208,6 +281,9 @@ impl Store {
         let Some(row) = row else { return Ok(None) };
         let authors: String = row.try_get("authors")?;
         let keywords: String = row.try_get("keywords")?;
+        let affiliations: String = row.try_get("affiliations")?;
+        let mut sources = vec!["library".to_string()];
+        sources.extend(row.try_get::<Option<String>, _>("metadata_source")?);
         Ok(Some(asterism_protocol::PaperRecord {
             bibcode: row.try_get("bibcode")?,
             arxiv_id: row.try_get("arxiv_id")?,
@@ -221,7 +297,8 @@ impl Store {
             abstract_text: row.try_get("abstract")?,
             keywords: serde_json::from_str(&keywords)?,
             citation_count: row.try_get("citation_count")?,
-            sources: vec!["library".into()],
+            affiliations: serde_json::from_str(&affiliations)?,
+            sources,
             local: asterism_protocol::LocalStatus {
                 in_library: true,
                 downloaded: row.try_get("has_pdf")?,

@@ -273,6 +273,22 @@ pub fn arxiv_routes() -> Vec<Route> {
     ]
 }
 
+/// The recorded Crossref answers: one work by DOI (10.1371/journal.pone.0033693) and,
+/// for any search, the 20 works of `query=ecology&query.author=carl boettiger`.
+pub fn crossref_routes() -> Vec<Route> {
+    let json = "application/json";
+    vec![
+        Route::new(
+            "/works/10.1371/journal.pone.0033693",
+            RouteResponse::file(json, "crossref/work_10.1371_journal.pone.0033693.json"),
+        ),
+        Route::new(
+            "/works",
+            RouteResponse::file(json, "crossref/works_query_ecology_author_boettiger.json"),
+        ),
+    ]
+}
+
 /// Every recorded service: ADS first (its `/search/query` also ends in `/query`), then
 /// arXiv, then Sesame.
 pub fn all_routes() -> Vec<Route> {

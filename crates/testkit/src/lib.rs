@@ -14,8 +14,8 @@ mod script;
 mod server;
 
 pub use fixtures::{
-    FixtureServer, Route, RouteResponse, ads_routes, all_routes, arxiv_routes, fixture_path,
-    fixtures_dir, sesame_routes, sse_from_chunks_jsonl,
+    FixtureServer, Route, RouteResponse, ads_routes, all_routes, arxiv_routes, crossref_routes,
+    fixture_path, fixtures_dir, sesame_routes, sse_from_chunks_jsonl,
 };
 pub use mock_llm::{MockLlm, RecordedRequest, bag_of_words_embedding};
 pub use script::{Fault, Script, ScriptedToolCall, Turn};

@@ -1,7 +1,8 @@
 //! Importing the astronomer's own PDFs: files and whole folders. Each PDF is copied
-//! into the library (the original is left untouched), identified (arXiv id and DOI in
-//! its text, its Title metadata or the largest text on page 1, then ADS/arXiv when
-//! online), de-duplicated (same file by hash; same paper by bibcode, arXiv id or DOI,
+//! into the library (the original is left untouched), described by what it says of
+//! itself (see [`crate::library::metadata`]), identified online when allowed (by the
+//! arXiv id or DOI it prints, else by title and first author; see
+//! [`crate::library::identify`]), de-duplicated (same file by hash; same paper by bibcode, arXiv id or DOI,
 //! so a preprint and the published version become one paper with both files), parsed
 //! and chunked. Every file gets its own outcome; one bad file stops nothing.
 
@@ -14,8 +15,11 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::library::Chunker;
+use crate::library::identify::{complete, identify_online};
+use crate::library::metadata::{LOCAL_SOURCE, LocalMetadata};
 use crate::papers::PaperSearch;
 use crate::parse::{PdfError, extract_pdf, pages_to_markdown};
+use crate::sources::crossref::CrossrefClient;
 
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -68,7 +72,10 @@ pub struct Importer {
     pub papers: PaperSearch,
     pub chunker: Chunker,
     pub data_dir: PathBuf,
-    /// Ask ADS/arXiv to identify papers (false: everything new is `unidentified`).
+    /// Also ask Crossref (by DOI, and by title and first author).
+    pub crossref: Option<CrossrefClient>,
+    /// Ask ADS/arXiv/Crossref to identify papers (false: everything new is
+    /// `unidentified`, described by what its PDF says).
     pub online: bool,
 }
 
@@ -206,9 +213,13 @@ impl Importer {
         if let Some(paper_id) = self.store.paper_of_file(&sha256).await.map_err(storage)? {
             return Ok(ImportOutcome::Duplicate { paper_id });
         }
-        let (bytes, text) = tokio::task::spawn_blocking(move || {
+        let (bytes, text, metadata) = tokio::task::spawn_blocking(move || {
             let text = extract_pdf(&bytes);
-            (bytes, text)
+            let metadata = text
+                .as_ref()
+                .map(|text| LocalMetadata::of_pdf(text, &bytes))
+                .unwrap_or_default();
+            (bytes, text, metadata)
         })
         .await
         .map_err(|error| format!("reading the PDF failed: {error}"))?;
@@ -236,8 +247,6 @@ impl Importer {
                     .join("\n")
             })
             .unwrap_or_default();
-        let arxiv_id = find_arxiv_id(&front);
-        let doi = find_doi(&front);
         let title_guess = text
             .as_ref()
             .and_then(|text| {
@@ -247,24 +256,20 @@ impl Importer {
                     .or_else(|| text.title_guess.clone())
             })
             .unwrap_or_else(|| file_name.trim_end_matches(".pdf").to_string());
+        let mut local = metadata.to_record(&title_guess);
+        local.arxiv_id = local.arxiv_id.or_else(|| find_arxiv_id(&front));
+        local.doi = local.doi.or_else(|| find_doi(&front));
+        let title_guess = local.title.clone();
 
-        // Identify: online lookup by arXiv id, then DOI.
         let mut record: Option<PaperRecord> = None;
         if self.online {
-            for id in arxiv_id.iter().chain(doi.iter()) {
-                if let Ok(found) = self.papers.metadata(id).await {
-                    record = Some(found);
-                    break;
-                }
-            }
+            let mut notes = Vec::new();
+            record = identify_online(&self.papers, self.crossref.as_ref(), &local, &mut notes)
+                .await
+                .map(|found| complete(found.record, &local));
         }
         let identified = record.is_some();
-        let record = record.unwrap_or_else(|| PaperRecord {
-            arxiv_id: arxiv_id.clone(),
-            doi: doi.clone(),
-            title: title_guess.clone(),
-            ..PaperRecord::default()
-        });
+        let record = record.unwrap_or(local);
         let existing = self
             .store
             .find_paper(
@@ -275,6 +280,22 @@ impl Importer {
             .await
             .map_err(storage)?;
         let paper_id = self.store.upsert_paper(&record).await.map_err(storage)?;
+        // An online record replaces what an earlier import read from the PDF.
+        if identified
+            && existing.is_some()
+            && self
+                .store
+                .paper_metadata_source(&paper_id)
+                .await
+                .map_err(storage)?
+                .as_deref()
+                == Some(LOCAL_SOURCE)
+        {
+            self.store
+                .replace_paper_metadata(&paper_id, &record)
+                .await
+                .map_err(storage)?;
+        }
         let stored = self.copy_into_library(&paper_id, &sha256, &bytes).await?;
         self.store
             .add_paper_file(

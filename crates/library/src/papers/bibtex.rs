@@ -60,7 +60,12 @@ pub fn citation_key(first_author: Option<&str>, year: Option<i32>, title: &str) 
                 ascii_word(word)
             }
         })
-        .find(|word| word.len() > 1 && !STOP_WORDS.contains(&word.as_str()))
+        // Numbers are not words either ("A 30 Million Year Old…" → `million`).
+        .find(|word| {
+            word.len() > 1
+                && !STOP_WORDS.contains(&word.as_str())
+                && !word.chars().all(|c| c.is_ascii_digit())
+        })
         .unwrap_or_default();
     format!("{family}{year}{word}")
 }
@@ -98,7 +103,11 @@ fn person(author: &str) -> Person {
     }
 }
 
-/// An entry made from the metadata alone.
+/// The note of an entry whose metadata was only read from the paper's PDF.
+pub const LOCAL_NOTE: &str = "Metadata extracted locally from the PDF";
+
+/// An entry made from the metadata alone (with [`LOCAL_NOTE`] when that metadata was
+/// read from the PDF, not given by a service).
 pub fn local_entry(paper: &PaperRecord, key: &str) -> String {
     let published =
         paper.journal.is_some() && paper.arxiv_id.as_deref() != paper.journal.as_deref();
@@ -140,6 +149,9 @@ pub fn local_entry(paper: &PaperRecord, key: &str) -> String {
         if let Some(category) = paper.categories.first() {
             entry.set("primaryclass", chunk(category));
         }
+    }
+    if paper.sources.iter().any(|source| source == "local") {
+        entry.set("note", chunk(LOCAL_NOTE));
     }
     if let Some(bibcode) = &paper.bibcode {
         entry.set(
@@ -257,6 +269,15 @@ pub async fn bibtex(
         };
         entries.push(entry);
     }
+    let local = papers
+        .iter()
+        .filter(|paper| paper.sources.iter().any(|source| source == "local"))
+        .count();
+    if local > 0 {
+        notes.push(format!(
+            "{local} entries are made from what the PDF itself says (note = {{{LOCAL_NOTE}}}); `asterism library identify` looks those papers up again"
+        ));
+    }
     (entries, notes)
 }
 
@@ -293,6 +314,14 @@ mod tests {
         assert_eq!(
             citation_key(None, None, "$H_0$ from \\textit{JWST} and the Tip"),
             "anonndtip"
+        );
+        assert_eq!(
+            citation_key(
+                Some("Bouma, L. G."),
+                Some(2021),
+                "A 30 Million Year Old Mini-Neptune"
+            ),
+            "bouma2021million"
         );
     }
 
