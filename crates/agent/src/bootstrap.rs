@@ -8,6 +8,7 @@ use asterism_library::papers::PaperSearch;
 use asterism_library::parse::Parser;
 use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
+use asterism_library::sources::crossref::CrossrefClient;
 use asterism_library::{SesameClient, TargetService};
 use asterism_llm::{ChatModel, OpenAiClient, OpenAiConfig, ResilientModel, RetryPolicy};
 use asterism_store::Store;
@@ -82,13 +83,16 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
     let parser = Parser::new(&settings.arxiv_url, store.clone())
         .map_err(|error| BootstrapError::Service(error.to_string()))?
         .with_chunker(chunker.clone());
+    let crossref = CrossrefClient::new(settings.crossref_url.clone(), SERVICE_TIMEOUT)
+        .map_err(|error| BootstrapError::Service(error.to_string()))?;
     let library = Library::new(
         store.clone(),
         papers.clone(),
         chunker,
         &settings.data_dir,
         embedder,
-    );
+    )
+    .with_crossref(Some(crossref));
     Ok(Arc::new(Services {
         store,
         targets,

@@ -93,6 +93,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "CDS Sesame name resolver.",
     ),
     (
+        "CROSSREF_URL",
+        "https://api.crossref.org",
+        "Crossref REST API base URL (identifies imported PDFs by DOI, title and author).",
+    ),
+    (
         "TARGET_CACHE_DAYS",
         "30",
         "Days a Sesame answer is reused before asking again (0: always ask).",
@@ -176,6 +181,7 @@ pub struct Settings {
     pub arxiv_api_url: String,
     pub arxiv_url: String,
     pub sesame_url: String,
+    pub crossref_url: String,
     /// The web pages the app links to: ADS abstracts, DOIs, SIMBAD objects (arXiv's are
     /// under `arxiv_url`).
     pub ads_ui_url: String,
@@ -564,6 +570,7 @@ impl Settings {
             arxiv_api_url: value("ARXIV_API_URL"),
             arxiv_url: value("ARXIV_URL"),
             sesame_url: value("SESAME_URL"),
+            crossref_url: value("CROSSREF_URL"),
             ads_ui_url: value("ADS_UI_URL"),
             doi_url: value("DOI_URL"),
             simbad_url: value("SIMBAD_URL"),
@@ -685,6 +692,7 @@ impl Settings {
                 "ARXIV_API_URL" => self.arxiv_api_url.clone(),
                 "ARXIV_URL" => self.arxiv_url.clone(),
                 "SESAME_URL" => self.sesame_url.clone(),
+                "CROSSREF_URL" => self.crossref_url.clone(),
                 "ADS_UI_URL" => self.ads_ui_url.clone(),
                 "DOI_URL" => self.doi_url.clone(),
                 "SIMBAD_URL" => self.simbad_url.clone(),

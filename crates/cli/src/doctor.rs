@@ -422,6 +422,17 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         health.describe()
     );
     healthy &= !health.is_problem();
+    let crossref = format!(
+        "{}/works/10.1086/670067",
+        settings.crossref_url.trim_end_matches('/')
+    );
+    let (health, _) = get(&http, &crossref, None).await;
+    println!(
+        "  crossref {}: {}",
+        settings.crossref_url,
+        health.describe()
+    );
+    healthy &= !health.is_problem();
     Ok(healthy && load_problem.is_none())
 }
 

@@ -81,6 +81,14 @@ pub enum LibraryCommand {
     Collect { id: String, collection: String },
     /// Tag a paper.
     Tag { id: String, tag: String },
+    /// Look up again, on ADS, arXiv and Crossref, one paper or every paper known only
+    /// from its PDF; prints what changed.
+    Identify {
+        /// Library id, file name, arXiv id or DOI (default: every local-only paper).
+        id: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// BibTeX for the whole library or one collection.
     ExportBib {
         #[arg(long)]
@@ -676,6 +684,7 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
             println!("{id} tagged {tag}");
             Ok(ExitCode::SUCCESS)
         }
+        LibraryCommand::Identify { id, json } => identify(&services, id.as_deref(), json).await,
         LibraryCommand::ExportBib { collection, out } => {
             let (text, entries, notes) = services.library.bibtex(collection).await?;
             match out {
@@ -692,6 +701,40 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `asterism library identify [ID]`: one line per paper (and one per changed field),
+/// a count on stderr; `--json`: the outcomes.
+async fn identify(services: &Services, id: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
+    let paper_id = match id {
+        Some(id) => Some(local_or_fail(services, id).await?),
+        None => None,
+    };
+    let outcomes = services.library.identify(paper_id.as_deref()).await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcomes)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if outcomes.is_empty() {
+        println!("every paper is identified: none is known only from its PDF");
+    }
+    for outcome in &outcomes {
+        let via = outcome
+            .via
+            .as_deref()
+            .map(|via| format!("  (by {via})"))
+            .unwrap_or_default();
+        println!(
+            "{:<18} {}  {}{via}",
+            outcome.status, outcome.paper_id, outcome.title
+        );
+        for line in outcome.changes.iter().chain(&outcome.notes) {
+            println!("    {line}");
+        }
+    }
+    let found = outcomes.iter().filter(|o| o.status == "identified").count();
+    eprintln!("{found} of {} identified", outcomes.len());
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn local_or_fail(services: &Services, id: &str) -> anyhow::Result<String> {

@@ -41,6 +41,10 @@ async fn services() -> FixtureServer {
             RouteResponse::ok("application/atom+xml", "<feed/>"),
         ),
         Route::new(
+            "/crossref/works/10.1086/670067",
+            RouteResponse::file(json, "crossref/work_10.1371_journal.pone.0033693.json"),
+        ),
+        Route::new(
             "/ads/search/query",
             RouteResponse::ok(json, "{\"response\":{\"docs\":[]}}"),
         ),
@@ -67,6 +71,7 @@ fn doctor(dir: &Path, server: &FixtureServer, extra: &[(&str, &str)]) -> Output 
         .env("SESAME_URL", format!("{}/sesame", server.url()))
         .env("ARXIV_API_URL", format!("{}/arxiv-api", server.url()))
         .env("ADS_API_URL", format!("{}/ads", server.url()))
+        .env("CROSSREF_URL", format!("{}/crossref", server.url()))
         .env("ADS_API_TOKEN", "ads-token-0123456789")
         .envs(extra.iter().copied())
         .output()
@@ -95,6 +100,7 @@ fn assert_every_check(output: &Output) {
         "  sesame   ",
         "  ads      ",
         "  arxiv    ",
+        "  crossref ",
     ] {
         assert!(stdout.contains(part), "{part} missing from {stdout}");
     }

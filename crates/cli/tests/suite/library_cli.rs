@@ -270,3 +270,71 @@ fn an_import_that_cannot_start_says_why_once_on_stderr() {
         assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
     }
 }
+
+/// A one-page paper as a journal sets it: a large title, the author with a marker,
+/// the affiliation, the abstract.
+fn forecast_trap_pdf() -> Vec<u8> {
+    let body = asterism_testkit::pdf::text_page(&[
+        "Carl Boettiger 1",
+        "1 Department of Environmental Science, University of California, Berkeley",
+        "Draft version May 3, 2021",
+        "Abstract",
+        "Encouraged by decision makers' appetite for future information, model-based forecasts",
+        "have garnered increasing influence on a breadth of decisions in modern society.",
+        "1. Introduction",
+    ])
+    .replace("72 720 Td", "72 680 Td");
+    let title = "BT /F1 20 Tf 72 730 Td (The forecast trap) Tj ET ";
+    asterism_testkit::pdf::build_pdf(&[format!("{title}{body}")], false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identify_finds_a_local_only_paper_on_crossref_and_prints_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut routes = asterism_testkit::crossref_routes();
+    routes.extend(asterism_testkit::arxiv_routes());
+    let server = asterism_testkit::FixtureServer::start(routes)
+        .await
+        .unwrap();
+    let pdf = dir.path().join("trap.pdf");
+    std::fs::write(&pdf, forecast_trap_pdf()).unwrap();
+    let run = |args: &[&str]| {
+        asterism(dir.path())
+            .args(args)
+            .env("ARXIV_API_URL", format!("{}/arxiv-api", server.url()))
+            .env("CROSSREF_URL", format!("{}/crossref", server.url()))
+            .env("ADS_API_URL", "http://127.0.0.1:9/ads")
+            .output()
+            .unwrap()
+    };
+    let import = run(&["library", "import", "--offline", pdf.to_str().unwrap()]);
+    assert!(import.status.success(), "{import:?}");
+    let listed = String::from_utf8_lossy(&run(&["library", "list"]).stdout).into_owned();
+    assert!(
+        listed.contains("Boettiger, Carl 2021: The forecast trap"),
+        "{listed}"
+    );
+
+    let output = run(&["library", "identify"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout.contains("identified") && stdout.contains("(by Crossref title and author search)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    year: 2021 → 2022"), "{stdout}");
+    assert!(
+        stdout.contains("    DOI: (none) → 10.1111/ele.14024"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("1 of 1 identified"));
+    // Nothing is local-only any more; the BibTeX is the published paper's.
+    let again = run(&["library", "identify"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("none is known only from its PDF"));
+    let bib = String::from_utf8_lossy(&run(&["library", "export-bib"]).stdout).into_owned();
+    assert!(bib.starts_with("@article{boettiger2022forecast,"), "{bib}");
+    assert!(
+        bib.contains("journal = {Ecology Letters}") && !bib.contains("note ="),
+        "{bib}"
+    );
+}
