@@ -63,7 +63,7 @@ impl Library {
             papers,
             chunker,
             data_dir: data_dir.to_path_buf(),
-            index: Arc::new(VectorIndex::new()),
+            index: Arc::new(VectorIndex::persisted_at(&data_dir.join("vectors.usearch"))),
             embedder,
             crossref: None,
         }

@@ -15,4 +15,5 @@ mod suite {
     mod parse;
     mod search;
     mod sesame_properties;
+    mod vector_recall;
 }

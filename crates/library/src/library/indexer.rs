@@ -2,6 +2,8 @@
 //! its own: an interrupted run (a crash, a failing endpoint) leaves the index consistent
 //! and the next run goes on where it stopped. Vectors of a different model are never
 //! mixed: when the model changes, the old vectors are dropped and everything is queued.
+//! The vector graph (see `vectors`) follows: vectors of deleted chunks leave it, new
+//! ones enter it, and it is saved beside the database at the end of the run.
 
 use asterism_store::{Store, StoreError};
 
@@ -42,9 +44,13 @@ pub async fn index_pending(
     if store.index_state("embedding_model").await?.as_deref() != Some(model.as_str()) {
         // A different (or no recorded) model: its vectors cannot be compared with ours.
         store.clear_vectors().await?;
-        index.invalidate();
+        index.clear();
         store.set_index_state("embedding_model", &model).await?;
     }
+    // The graph is read (or reconciled) first, so new vectors go into it and are saved
+    // with it at the end of the run.
+    index.invalidate();
+    index.ensure_loaded(store).await?;
     let mut embedded = 0;
     let mut error = None;
     loop {
@@ -66,6 +72,7 @@ pub async fn index_pending(
         let (total, done) = store.chunk_counts().await?;
         progress(done, total);
     }
+    index.save();
     let (total, done) = store.chunk_counts().await?;
     Ok(IndexReport {
         embedded,
