@@ -1,6 +1,6 @@
 //! The library's figures: ingest throughput (import + parse + chunk + local embedding),
 //! vector and hybrid query latency with recall against exact search on synthetic
-//! clustered 384-d vectors, and retrieval quality (hit@3) on real papers.
+//! clustered 384-d vectors. Retrieval quality is the `retrieval` bench's.
 //!
 //! `cargo bench -p asterism-library --bench library` (100k vectors); set
 //! `BENCH_SIZES=100000,1000000` for the 1M figure and `ASTERISM_BENCH_PDFS=../shared/pdfs`
@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use asterism_library::library::embed::{EmbedError, Embedder};
 use asterism_library::library::local::LocalModel;
+use asterism_library::library::search::Retriever;
 use asterism_library::library::vectors::{VectorIndex, nearest};
-use asterism_library::library::{Library, search::search};
+use asterism_library::library::{Library, Tuning};
 use asterism_library::papers::PaperSearch;
 use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
@@ -365,16 +366,17 @@ async fn vectors(n: usize) {
     let mut hybrid = Vec::new();
     for text in &texts {
         let started = Instant::now();
-        let results = search(
-            &store,
-            &index,
-            Some(&embedder),
-            text,
-            &PaperFilter::default(),
-            10,
-        )
-        .await
-        .unwrap();
+        let retriever = Retriever {
+            store: &store,
+            index: &index,
+            embedder: Some(&embedder),
+            reranker: None,
+            tuning: Tuning::default(),
+        };
+        let results = retriever
+            .search(text, &PaperFilter::default(), 10)
+            .await
+            .unwrap();
         hybrid.push(started.elapsed().as_secs_f64() * 1000.0);
         assert!(!results.hits.is_empty());
     }
@@ -390,155 +392,6 @@ async fn vectors(n: usize) {
     );
 }
 
-/// Questions whose answer is on a known page of a fixture paper.
-const QUESTIONS: &[(&str, &str, &[i64])] = &[
-    (
-        "How long is the full Kepler data set of Kepler 1627 and at what cadence was it sampled?",
-        "rudolf",
-        &[3],
-    ),
-    (
-        "Which bright naked-eye stars appear near the delta Lyr cluster in the Kepler and TESS fields?",
-        "rudolf",
-        &[2],
-    ),
-    (
-        "What priors were used for the transit and stellar variability model of Kepler 1627b?",
-        "rudolf",
-        &[5],
-    ),
-    (
-        "How were the flux measurements of the phase-folded transit binned?",
-        "rudolf",
-        &[4],
-    ),
-    (
-        "For which kernel is the inverse of the covariance matrix tridiagonal?",
-        "celerite",
-        &[4],
-    ),
-    (
-        "How can a celerite term be interpreted as a quasiperiodic oscillator with a quality factor?",
-        "celerite",
-        &[5],
-    ),
-    (
-        "How is the likelihood computed in the simple example with three data points?",
-        "celerite",
-        &[6],
-    ),
-    (
-        "Which LU decomposition algorithms for banded matrices were compared?",
-        "celerite",
-        &[10],
-    ),
-    (
-        "Which covariance function is known as the Matern-3/2 function?",
-        "celerite",
-        &[14],
-    ),
-    (
-        "What is the gamma astro data format initiative?",
-        "gammapy",
-        &[2, 3],
-    ),
-    (
-        "How do instrument response functions depend on the detector coordinates?",
-        "gammapy",
-        &[5],
-    ),
-    (
-        "How do you create a WCS map and a HEALPix map with an energy axis?",
-        "gammapy",
-        &[8],
-    ),
-    (
-        "Which SED types are supported, such as dnde and eflux?",
-        "gammapy",
-        &[12],
-    ),
-    (
-        "Which source catalogs like 4FGL and 3HWC can be loaded?",
-        "gammapy",
-        &[14],
-    ),
-];
-
-async fn quality() {
-    let Some(model) = LocalModel::find() else {
-        println!("quality: the local model is not installed; skipped");
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_in_dir(dir.path()).await.unwrap();
-    let embedder: Arc<dyn Embedder> = Arc::new(model.load().unwrap());
-    let library = Library::new(
-        store.clone(),
-        papers(&store),
-        model.chunker().unwrap(),
-        dir.path(),
-        Some(embedder.clone()),
-    );
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures/pdfs");
-    let files: Vec<PathBuf> = ["rudolf_ms.pdf", "celerite_ms.pdf", "gammapy_v1_ms.pdf"]
-        .iter()
-        .map(|f| fixtures.join(f))
-        .collect();
-    library.import(&files, false, &|_, _, _| {}).await;
-    library.index(&|_, _| {}).await.unwrap();
-    let bm25_only = Library {
-        embedder: None,
-        ..library.clone()
-    };
-    let (mut bm25, mut vector, mut hybrid) = (0, 0, 0);
-    for (question, paper, pages) in QUESTIONS {
-        let hit = |hits: &[(Option<String>, Option<i64>)]| {
-            hits.iter().take(3).any(|(name, page)| {
-                name.as_deref().is_some_and(|name| name.starts_with(paper))
-                    && page.is_some_and(|p| pages.contains(&p))
-            })
-        };
-        let as_pairs = |results: &asterism_library::library::SearchResults| {
-            results
-                .hits
-                .iter()
-                .map(|h| (h.chunk.original_name.clone(), h.chunk.page))
-                .collect::<Vec<_>>()
-        };
-        let b = bm25_only
-            .search(question, &PaperFilter::default(), 3)
-            .await
-            .unwrap();
-        bm25 += usize::from(hit(&as_pairs(&b)));
-        let h = library
-            .search(question, &PaperFilter::default(), 3)
-            .await
-            .unwrap();
-        hybrid += usize::from(hit(&as_pairs(&h)));
-        let q = embedder
-            .embed(&[question.to_string()])
-            .await
-            .unwrap()
-            .remove(0);
-        let near = nearest(&store, &library.index, &q, 3, None).await.unwrap();
-        let ids: Vec<i64> = near.iter().map(|(id, _)| *id).collect();
-        let v = store.chunk_hits(&ids).await.unwrap();
-        let pairs: Vec<(Option<String>, Option<i64>)> = v
-            .iter()
-            .map(|c| (c.original_name.clone(), c.page))
-            .collect();
-        vector += usize::from(hit(&pairs));
-    }
-    let n = QUESTIONS.len() as f64;
-    println!(
-        "quality ({} questions over 3 papers, local MiniLM): hit@3 BM25 {:.2}, vectors {:.2}, hybrid {:.2}",
-        QUESTIONS.len(),
-        bm25 as f64 / n,
-        vector as f64 / n,
-        hybrid as f64 / n
-    );
-}
-
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -548,9 +401,6 @@ fn main() {
     runtime.block_on(async {
         if only.is_empty() || only == "ingest" {
             ingest().await;
-        }
-        if only.is_empty() || only == "quality" {
-            quality().await;
         }
         if !(only.is_empty() || only == "vectors") {
             return;

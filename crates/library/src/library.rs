@@ -8,6 +8,7 @@ pub mod import;
 pub mod indexer;
 pub mod local;
 pub mod metadata;
+pub mod rerank;
 pub mod search;
 pub mod snippet;
 pub mod vectors;
@@ -21,7 +22,8 @@ pub use chunk::Chunker;
 pub use embed::{EmbedError, Embedder, RemoteEmbedder};
 pub use import::{ImportItem, ImportOutcome, Importer};
 pub use indexer::IndexReport;
-pub use search::{SearchHit, SearchMode, SearchResults};
+pub use rerank::{Reranker, RerankerModel};
+pub use search::{SearchHit, SearchMode, SearchResults, Tuning};
 pub use snippet::Snippet;
 pub use vectors::VectorIndex;
 
@@ -39,6 +41,9 @@ pub struct Library {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// `None`: papers are not looked up on Crossref.
     pub crossref: Option<crate::sources::crossref::CrossrefClient>,
+    /// `None`: no cross-encoder; hits keep their fused order.
+    pub reranker: Option<Arc<dyn Reranker>>,
+    pub tuning: Tuning,
 }
 
 impl std::fmt::Debug for Library {
@@ -66,7 +71,14 @@ impl Library {
             index: Arc::new(VectorIndex::persisted_at(&data_dir.join("vectors.usearch"))),
             embedder,
             crossref: None,
+            reranker: None,
+            tuning: Tuning::default(),
         }
+    }
+
+    /// The same library with a cross-encoder reordering search hits.
+    pub fn with_reranker(self, reranker: Option<Arc<dyn Reranker>>) -> Self {
+        Self { reranker, ..self }
     }
 
     /// The same library looking papers up on Crossref too.
@@ -128,15 +140,14 @@ impl Library {
         filter: &PaperFilter,
         k: usize,
     ) -> Result<SearchResults, StoreError> {
-        search::search(
-            &self.store,
-            &self.index,
-            self.embedder.as_deref(),
-            query,
-            filter,
-            k,
-        )
-        .await
+        let retriever = search::Retriever {
+            store: &self.store,
+            index: &self.index,
+            embedder: self.embedder.as_deref(),
+            reranker: self.reranker.as_deref(),
+            tuning: self.tuning,
+        };
+        retriever.search(query, filter, k).await
     }
 
     /// BibTeX for the whole library or one collection: one entry per paper (ADS's where

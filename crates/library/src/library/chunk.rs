@@ -326,7 +326,13 @@ mod tests {
         let chunk = &chunks[0];
         assert_eq!((chunk.page, chunk.page_end), (Some(3), Some(4)));
         let at = chunk.text.find("The phase-folded").unwrap();
-        assert_eq!(chunk.page_breaks, vec![PageBreak { offset: at, page: 4 }]);
+        assert_eq!(
+            chunk.page_breaks,
+            vec![PageBreak {
+                offset: at,
+                page: 4
+            }]
+        );
         assert_eq!(
             asterism_store::page_at(chunk.page, &chunk.page_breaks, at + 10),
             Some(4)
@@ -353,7 +359,10 @@ mod tests {
         let table = chunks.iter().find(|c| c.text.contains("Priors")).unwrap();
         assert_eq!(table.section.as_deref(), Some("Table 1"));
         assert_eq!(table.page, Some(5));
-        assert!(table.text.contains("7.202804"), "the rows stay with the caption");
+        assert!(
+            table.text.contains("7.202804"),
+            "the rows stay with the caption"
+        );
         let prose = chunks
             .iter()
             .find(|c| c.text.contains("well constrained"))

