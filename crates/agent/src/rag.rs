@@ -3,7 +3,7 @@
 //! [paper, page/section] references with the quoted evidence. When the library has
 //! nothing relevant, it says so without asking the model.
 
-use asterism_library::library::{Library, SearchHit, SearchMode};
+use asterism_library::library::{Library, SearchHit, SearchMode, quote_for, split_sentences};
 use asterism_llm::{ChatMessage, ChatModel, ChatRequest, ModelEvent};
 use asterism_store::PaperFilter;
 use futures::StreamExt;
@@ -38,6 +38,29 @@ pub struct Evidence {
     pub cited: bool,
 }
 
+/// A sentence of the answer and, for each passage it cites, the words of that passage
+/// that support it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Claim {
+    /// The sentence, without its citation numbers.
+    pub text: String,
+    pub support: Vec<Support>,
+}
+
+/// Where a cited passage backs a claim.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Support {
+    /// The passage number.
+    pub n: usize,
+    /// The passage's sentence(s) closest to the claim; `None` when the passage holds
+    /// none of the claim's words (the reader should check that citation).
+    pub quote: Option<String>,
+    /// The page the quote is on.
+    pub page: Option<i64>,
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RagAnswer {
@@ -50,6 +73,8 @@ pub struct RagAnswer {
     /// Citation numbers the model wrote that name no given passage: removed from the
     /// answer, which says so.
     pub removed_citations: Vec<usize>,
+    /// Each cited sentence with the quoted words that support it.
+    pub claims: Vec<Claim>,
     pub evidence: Vec<Evidence>,
     pub mode: SearchMode,
     /// A note about the search (e.g. keyword-only).
@@ -60,21 +85,20 @@ impl RagAnswer {
     /// The answer followed by its sources, as the model and the terminal read it.
     pub fn to_text(&self) -> String {
         let mut text = self.answer.clone();
+        if !self.claims.is_empty() {
+            text.push_str("\n\nEvidence:");
+            for claim in &self.claims {
+                text.push_str(&format!("\n- {}", claim.text));
+                for support in &claim.support {
+                    text.push_str(&format!("\n    [{}] {}", support.n, support_text(support)));
+                }
+            }
+        }
         let cited: Vec<&Evidence> = self.evidence.iter().filter(|e| e.cited).collect();
         if !cited.is_empty() {
             text.push_str("\n\nSources:");
             for evidence in cited {
                 text.push_str(&format!("\n[{}] {}", evidence.n, reference(evidence)));
-                let quote: String = evidence.quote.chars().take(300).collect();
-                let ellipsis = if evidence.quote.chars().count() > 300 {
-                    "…"
-                } else {
-                    ""
-                };
-                text.push_str(&format!(
-                    "\n    “{}{ellipsis}”",
-                    quote.split_whitespace().collect::<Vec<_>>().join(" ")
-                ));
             }
         }
         if let Some(note) = &self.note {
@@ -82,6 +106,45 @@ impl RagAnswer {
         }
         text
     }
+}
+
+/// `p. 4: “the quoted words”`, or a warning when the passage does not hold the claim.
+fn support_text(support: &Support) -> String {
+    let Some(quote) = &support.quote else {
+        return "(this passage holds none of the claim's words: check it)".into();
+    };
+    let quote = quote.split_whitespace().collect::<Vec<_>>().join(" ");
+    match support.page {
+        Some(page) => format!("p. {page}: “{quote}”"),
+        None => format!("“{quote}”"),
+    }
+}
+
+/// Each sentence of the answer that cites passages, with the supporting words of each.
+fn claims(answer: &str, hits: &[&SearchHit]) -> Vec<Claim> {
+    split_sentences(answer)
+        .into_iter()
+        .filter_map(|sentence| {
+            let numbers = cited_numbers(sentence);
+            if numbers.is_empty() {
+                return None;
+            }
+            let (text, _) = keep_valid_citations(sentence, 0);
+            let support = numbers
+                .into_iter()
+                .filter_map(|n| {
+                    let hit = hits.get(n.checked_sub(1)?)?;
+                    let quote = quote_for(&hit.chunk, &text);
+                    Some(Support {
+                        n,
+                        page: quote.as_ref().and_then(|q| q.page).or(hit.chunk.page),
+                        quote: quote.map(|q| q.text),
+                    })
+                })
+                .collect();
+            Some(Claim { text, support })
+        })
+        .collect()
 }
 
 /// `Freedman 2019, "Title", p. 3, §2.1 Data`.
@@ -229,6 +292,7 @@ pub async fn answer(
         answer: answer.to_string(),
         answered: false,
         removed_citations: Vec::new(),
+        claims: Vec::new(),
         evidence,
         mode: results.mode,
         note: results.note.clone(),
@@ -300,6 +364,7 @@ pub async fn answer(
     }
     Ok(RagAnswer {
         question: question.to_string(),
+        claims: claims(&text, &hits),
         answer: text,
         answered: !cited.is_empty(),
         removed_citations: removed,

@@ -24,7 +24,7 @@ pub use import::{ImportItem, ImportOutcome, Importer};
 pub use indexer::IndexReport;
 pub use rerank::{Reranker, RerankerModel};
 pub use search::{SearchHit, SearchMode, SearchResults, Tuning};
-pub use snippet::Snippet;
+pub use snippet::{Snippet, quote_for, split_sentences};
 pub use vectors::VectorIndex;
 
 use crate::papers::PaperSearch;

@@ -12,13 +12,33 @@ export type Source = {
   arxivId: string | null;
   page: number | null;
   section: string | null;
+  /** The passage's words that support each claim citing it, with their page. */
+  quotes: { text: string; page: number | null }[];
 };
+
+type Obj = Record<string, JsonValue>;
+const isObj = (value: JsonValue | undefined): value is Obj => !!value && typeof value === "object" && !Array.isArray(value);
+
+/** The quotes each passage number backs a claim with (`claims[].support[]` of a `RagAnswer`). */
+function quotesByPassage(claims: JsonValue | undefined): Map<number, Source["quotes"]> {
+  const quotes = new Map<number, Source["quotes"]>();
+  for (const claim of Array.isArray(claims) ? claims : []) {
+    if (!isObj(claim) || !Array.isArray(claim.support)) continue;
+    for (const support of claim.support) {
+      if (!isObj(support) || typeof support.n !== "number" || typeof support.quote !== "string") continue;
+      const page = typeof support.page === "number" ? support.page : null;
+      quotes.set(support.n, [...(quotes.get(support.n) ?? []), { text: support.quote, page }]);
+    }
+  }
+  return quotes;
+}
 
 /** The passages a rag_search answer cites, or null when its metadata names none. */
 export function asSources(metadata: JsonValue): Source[] | null {
-  if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) return null;
-  const evidence = (metadata as Record<string, JsonValue>).evidence;
+  if (!isObj(metadata)) return null;
+  const evidence = metadata.evidence;
   if (!Array.isArray(evidence)) return null;
+  const quotes = quotesByPassage(metadata.claims);
   const str = (value: JsonValue | undefined) => (typeof value === "string" ? value : null);
   const num = (value: JsonValue | undefined) => (typeof value === "number" ? value : null);
   const sources = evidence.flatMap((item): Source[] => {
@@ -26,7 +46,7 @@ export function asSources(metadata: JsonValue): Source[] | null {
     const paperId = str(item.paperId);
     const n = num(item.n);
     if (!paperId || n === null) return [];
-    return [{ n, paperId, title: str(item.title) ?? "", shortRef: str(item.shortRef) ?? "", bibcode: str(item.bibcode), arxivId: str(item.arxivId), page: num(item.page), section: str(item.section) }];
+    return [{ n, paperId, title: str(item.title) ?? "", shortRef: str(item.shortRef) ?? "", bibcode: str(item.bibcode), arxivId: str(item.arxivId), page: num(item.page), section: str(item.section), quotes: quotes.get(n) ?? [] }];
   });
   return sources.length > 0 ? sources : null;
 }
@@ -40,7 +60,9 @@ export function RagSources({ sources }: { sources: Source[] }) {
       <ol>
         {sources.map((source) => (
           <li key={source.n} value={source.n} data-testid="rag-source">
-            <span className="source-ref">{source.shortRef}</span> <span className="paper-title">{source.title}</span>
+            <span className="source-ref" data-testid="rag-source-ref" title={quoteTitle(source.quotes, t)}>
+              {source.shortRef}
+            </span> <span className="paper-title">{source.title}</span>
             {source.page !== null && <span className="muted"> · {t("library.page", { page: source.page })}</span>}
             {source.section && <span className="muted"> · §{source.section}</span>}{" "}
             <PaperLinks ids={source} file={{ paperId: source.paperId }} />
@@ -49,4 +71,10 @@ export function RagSources({ sources }: { sources: Source[] }) {
       </ol>
     </section>
   );
+}
+
+/** The hover text of a source: each quoted span, with its page. */
+function quoteTitle(quotes: Source["quotes"], t: (key: string, options?: Record<string, unknown>) => string) {
+  if (quotes.length === 0) return undefined;
+  return quotes.map((quote) => (quote.page === null ? `“${quote.text}”` : `${t("library.page", { page: quote.page })}: “${quote.text}”`)).join("\n\n");
 }

@@ -25,6 +25,7 @@ const papers = {
 const target = { name: "M 106", raDeg: 184.74, decDeg: 47.3, raSexagesimal: "12:18:57.62", decSexagesimal: "+47:18:13.4", objectType: "LIN", objectTypeLabel: null, aliases: [], resolver: "Simbad" };
 const rag = {
   question: "What H0 does TRGB give?", answer: "69.8 [1]", answered: true, removedCitations: [], mode: "hybrid", note: null,
+  claims: [{ text: "69.8", support: [{ n: 1, quote: "we find H0 = 69.8 ± 0.8", page: 13 }] }],
   evidence: [
     { n: 1, paperId: "p1", title: "CCHP VIII", shortRef: "Freedman 2019", bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", originalName: "f.pdf", page: 12, section: "5", chunkId: 3, quote: "H0 = 69.8", cited: true },
     { n: 2, paperId: "p2", title: "Uncited", shortRef: "Riess 2022", bibcode: null, arxivId: null, originalName: null, page: null, section: null, chunkId: 4, quote: "", cited: false },
@@ -75,6 +76,7 @@ describe("links out of the app", () => {
     const sources = await screen.findAllByTestId("rag-source");
     expect(sources).toHaveLength(1);
     expect(sources[0]).toHaveTextContent("Freedman 2019");
+    expect(within(sources[0]!).getByTestId("rag-source-ref")).toHaveAttribute("title", "p. 13: “we find H0 = 69.8 ± 0.8”");
     await userEvent.setup().click(within(sources[0]!).getByTestId("link-ads"));
     await userEvent.setup().click(within(sources[0]!).getByTestId("pdf-open-system"));
     await userEvent.setup().click(within(sources[0]!).getByTestId("pdf-show-folder"));

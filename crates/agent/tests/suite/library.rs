@@ -182,6 +182,20 @@ async fn rag_citations_that_name_no_given_passage_are_removed_and_said() {
     assert!(mixed.contains("(Removed citation #42:"), "{mixed}");
     assert_eq!(metadata["removedCitations"], json!([42]));
     assert_eq!(metadata["answered"], true);
+    // The kept claim is quoted from its passage, on the page the words are on.
+    let claim = &metadata["claims"][0];
+    assert_eq!(claim["text"], "It is about 38 Myr old, older than the Sun.");
+    let support = &claim["support"][0];
+    assert_eq!(support["n"], 1);
+    let quote = support["quote"].as_str().expect("a quoted span");
+    assert!(quote.contains("Myr") || quote.contains("38"), "{quote}");
+    assert!(support["page"].as_i64().is_some());
+    assert!(
+        mixed.contains(&format!(
+            "- It is about 38 Myr old, older than the Sun.\n    [1] p. "
+        )),
+        "{mixed}"
+    );
     let (invalid, _, metadata) = &results[1];
     assert!(invalid.contains("(Removed citation #99:"), "{invalid}");
     assert_eq!(metadata["answered"], false, "no valid citation remains");

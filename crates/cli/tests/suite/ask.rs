@@ -420,6 +420,11 @@ async fn import_a_folder_search_it_and_ask_it_from_the_terminal() {
     );
     assert!(text.contains("Sources:\n[1] "), "{text}");
     assert!(text.contains("[bouma2022.pdf]"), "{text}");
+    // Under the answer: the claim and the words of passage 1 that back it, with a page.
+    assert!(
+        text.contains("Evidence:\n- Kepler 1627Ab is about 38 Myr old.\n    [1] p. "),
+        "{text}"
+    );
 
     run(&["library", "collect", &paper_id, "young planets"]);
     let bib = run(&["library", "export-bib", "--collection", "young planets"]);

@@ -173,6 +173,33 @@ pub fn snippet(hit: &ChunkHit, terms: &QueryTerms, weights: &[f64]) -> Snippet {
     }
 }
 
+/// The sentences of a text as written (UAX #29), trimmed, none empty.
+pub fn split_sentences(text: &str) -> Vec<&str> {
+    text.split_sentence_bounds()
+        .map(str::trim)
+        .filter(|sentence| !sentence.is_empty())
+        .collect()
+}
+
+/// The sentence(s) of a passage that best support a claim, with the claim's words
+/// marked and the page they are on; `None` when the passage holds none of its words.
+/// A number weighs twice a word: it is what a reader checks first.
+pub fn quote_for(hit: &ChunkHit, claim: &str) -> Option<Snippet> {
+    let terms = QueryTerms::new(claim);
+    if terms.held(&hit.text).is_empty() {
+        return None;
+    }
+    let weights: Vec<f64> = terms
+        .stems
+        .iter()
+        .map(|stem| match stem.chars().any(|c| c.is_ascii_digit()) {
+            true => 2.0,
+            false => 1.0,
+        })
+        .collect();
+    Some(snippet(hit, &terms, &weights))
+}
+
 /// Where the query's words are in `text`, in characters.
 fn marks(text: &str, terms: &QueryTerms) -> Vec<[usize; 2]> {
     let mut marks = Vec::new();
@@ -262,5 +289,33 @@ mod tests {
         assert!(snippet.text.starts_with("First sentence"));
         assert_eq!(snippet.page, Some(2));
         assert_eq!(snippet.start, 0);
+    }
+
+    #[test]
+    fn a_claim_is_quoted_from_the_sentence_that_holds_its_number_on_its_page() {
+        let text = "Kepler 1627 is a member of the delta Lyr cluster. \
+                    The planet's radius is 3.8 Earth radii from the transit depth. \
+                    Its orbital period is 7.2028 days, measured over four years of data.";
+        let at = text.find("Its orbital").unwrap();
+        let hit = hit(
+            text,
+            3,
+            vec![PageBreak {
+                offset: at,
+                page: 4,
+            }],
+        );
+        let quote = quote_for(&hit, "The planet orbits every 7.2028 days").unwrap();
+        assert!(
+            quote.text.starts_with("Its orbital period"),
+            "{}",
+            quote.text
+        );
+        assert_eq!(quote.page, Some(4));
+        assert!(quote_for(&hit, "Galaxies merge often").is_none());
+        assert_eq!(
+            split_sentences("H0 is 70 [1]. It is debated [2]!  "),
+            ["H0 is 70 [1].", "It is debated [2]!"]
+        );
     }
 }
