@@ -514,8 +514,27 @@ pub struct PassageHit {
     pub year: Option<u32>,
     pub page: Option<u32>,
     pub section: Option<String>,
+    /// The first and last page when the passage spans two (`page` is the snippet's).
+    pub pages: Option<PageSpan>,
     pub text: String,
+    /// The passage's best-matching sentence(s), and the query's words in them.
+    pub snippet: String,
+    pub marks: Vec<Mark>,
     pub score: f64,
+}
+
+/// Pages a passage spans.
+#[derive(Debug, Clone, Copy, Serialize, Type)]
+pub struct PageSpan {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// A query word in a snippet: [start, end) in Unicode scalar values (`Array.from`).
+#[derive(Debug, Clone, Copy, Serialize, Type)]
+pub struct Mark {
+    pub start: u32,
+    pub end: u32,
 }
 
 /// Passages matching `query`, with the search mode and why it was not hybrid.
@@ -551,7 +570,21 @@ pub async fn library_search(
                 year: hit.chunk.year.and_then(|y| u32::try_from(y).ok()),
                 page: hit.chunk.page.and_then(|p| u32::try_from(p).ok()),
                 section: hit.chunk.section,
+                pages: hit.pages.map(|[first, last]| PageSpan {
+                    first: u32::try_from(first).unwrap_or(0),
+                    last: u32::try_from(last).unwrap_or(0),
+                }),
                 text: hit.chunk.text,
+                marks: hit
+                    .snippet
+                    .marks
+                    .iter()
+                    .map(|[start, end]| Mark {
+                        start: u32::try_from(*start).unwrap_or(u32::MAX),
+                        end: u32::try_from(*end).unwrap_or(u32::MAX),
+                    })
+                    .collect(),
+                snippet: hit.snippet.text,
                 score: hit.score,
             })
             .collect(),

@@ -572,6 +572,12 @@ export type LinkBases = {
 	simbad: string,
 };
 
+/**  A query word in a snippet: [start, end) in Unicode scalar values (`Array.from`). */
+export type Mark = {
+	start: number,
+	end: number,
+};
+
 /**  One measurement of a session: a model call or a tool call. */
 export type MetricEntry = {
 	runId: string,
@@ -653,6 +659,12 @@ export type Note_Serialize = {
 	updatedAt: string,
 };
 
+/**  Pages a passage spans. */
+export type PageSpan = {
+	first: number,
+	last: number,
+};
+
 /**  A paper with its notes. */
 export type PaperDetails = PaperDetails_Serialize | PaperDetails_Deserialize;
 
@@ -706,7 +718,12 @@ export type PassageHit_Deserialize = {
 	year?: number | null,
 	page?: number | null,
 	section?: string | null,
+	/**  The first and last page when the passage spans two (`page` is the snippet's). */
+	pages?: PageSpan | null,
 	text: string,
+	/**  The passage's best-matching sentence(s), and the query's words in them. */
+	snippet: string,
+	marks: Mark[],
 	score: number | null,
 };
 
@@ -718,7 +735,12 @@ export type PassageHit_Serialize = {
 	year: number | null,
 	page: number | null,
 	section: string | null,
+	/**  The first and last page when the passage spans two (`page` is the snippet's). */
+	pages: PageSpan | null,
 	text: string,
+	/**  The passage's best-matching sentence(s), and the query's words in them. */
+	snippet: string,
+	marks: Mark[],
 	score: number | null,
 };
 

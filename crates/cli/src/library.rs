@@ -553,39 +553,9 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
         } => {
             let filter = filter.resolve(&services).await?;
             let results = library.search(&query, &filter, limit.clamp(1, 100)).await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&results)?);
-            } else {
-                if let Some(note) = &results.note {
-                    eprintln!("note: {note}");
-                }
-                if results.hits.is_empty() {
-                    println!("nothing found");
-                }
-                for (rank, hit) in results.hits.iter().enumerate() {
-                    let chunk = &hit.chunk;
-                    let page = chunk.page.map(|p| format!(", p. {p}")).unwrap_or_default();
-                    let section = chunk
-                        .section
-                        .as_deref()
-                        .map(|s| format!(", §{s}"))
-                        .unwrap_or_default();
-                    let file = chunk
-                        .original_name
-                        .as_deref()
-                        .map(|n| format!(" [{n}]"))
-                        .unwrap_or_default();
-                    println!(
-                        "{}. {}{page}{section}{file}  ({})",
-                        rank + 1,
-                        chunk.title,
-                        chunk.paper_id
-                    );
-                    let passage: String =
-                        chunk.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                    let passage: String = passage.chars().take(280).collect();
-                    println!("   {passage}\n");
-                }
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&results)?),
+                false => print_hits(&results),
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -776,4 +746,46 @@ pub async fn rag(
     } else {
         ExitCode::from(4)
     })
+}
+
+/// Search results for a reader: each hit's reference (the snippet's page, or the span
+/// of pages), then its best sentences with the query's words in bold on a terminal.
+fn print_hits(results: &asterism_library::library::SearchResults) {
+    if let Some(note) = &results.note {
+        eprintln!("note: {note}");
+    }
+    if results.hits.is_empty() {
+        println!("nothing found");
+    }
+    let (bold, plain) = match std::io::stdout().is_terminal() {
+        true => ("\x1b[1m", "\x1b[0m"),
+        false => ("", ""),
+    };
+    for (rank, hit) in results.hits.iter().enumerate() {
+        let chunk = &hit.chunk;
+        let page = match (hit.pages, chunk.page) {
+            (Some([first, last]), Some(page)) => {
+                format!(", p. {page} (passage pp. {first}–{last})")
+            }
+            (_, Some(page)) => format!(", p. {page}"),
+            _ => String::new(),
+        };
+        let section = chunk
+            .section
+            .as_deref()
+            .map(|s| format!(", §{s}"))
+            .unwrap_or_default();
+        let file = chunk
+            .original_name
+            .as_deref()
+            .map(|n| format!(" [{n}]"))
+            .unwrap_or_default();
+        println!(
+            "{}. {}{page}{section}{file}  ({})",
+            rank + 1,
+            chunk.title,
+            chunk.paper_id
+        );
+        println!("   {}\n", hit.snippet.marked(bold, plain));
+    }
 }

@@ -370,7 +370,6 @@ async fn vectors(n: usize) {
             store: &store,
             index: &index,
             embedder: Some(&embedder),
-            reranker: None,
             tuning: Tuning::default(),
         };
         let results = retriever

@@ -5,8 +5,8 @@
 //! for English and Chinese questions. Query latency (p50, p95) is measured on the same
 //! library and, with `RETRIEVAL_SCALE=10000`, on one padded to that many passages.
 //!
-//! `cargo bench -p asterism-library --bench retrieval`. The models are the installed
-//! ones (`ASTERISM_EMBEDDING_DIR`, `ASTERISM_RERANKER_DIR` choose others);
+//! `cargo bench -p asterism-library --bench retrieval`. The model is the installed one
+//! (`ASTERISM_EMBEDDING_DIR` chooses another);
 //! `RETRIEVAL_PASSAGE=120,200` sets the passage size in tokens; `RETRIEVAL_CONFIGS`
 //! picks configurations by name (comma-separated; default all).
 
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use asterism_library::library::embed::Embedder;
 use asterism_library::library::local::LocalModel;
-use asterism_library::library::{Library, Reranker, RerankerModel, SearchHit, Tuning};
+use asterism_library::library::{Library, SearchHit, Tuning};
 use asterism_library::papers::PaperSearch;
 use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
@@ -64,17 +64,15 @@ struct Config {
     name: &'static str,
     vectors: bool,
     keywords: bool,
-    rerank: bool,
     tuning: Tuning,
 }
 
 fn configs() -> Vec<Config> {
     let base = Tuning::default();
-    let config = |name, vectors, keywords, rerank, tuning| Config {
+    let config = |name, vectors, keywords, tuning| Config {
         name,
         vectors,
         keywords,
-        rerank,
         tuning,
     };
     let weighted = |bm25_weight, vector_weight| Tuning {
@@ -82,22 +80,13 @@ fn configs() -> Vec<Config> {
         vector_weight,
         ..base
     };
-    let depth = |rerank_depth, rerank_snippets| Tuning {
-        rerank_depth,
-        rerank_snippets,
-        ..base
-    };
     let all = vec![
-        config("bm25", false, true, false, base),
-        config("vectors", true, false, false, base),
-        config("hybrid", true, true, false, base),
-        config("hybrid-v2", true, true, false, weighted(1.0, 2.0)),
-        config("hybrid-b2", true, true, false, weighted(2.0, 1.0)),
-        config("rerank-10", true, true, true, depth(10, false)),
-        config("rerank-20", true, true, true, depth(20, false)),
-        config("rerank-30", true, true, true, depth(30, false)),
-        config("rerank-50", true, true, true, depth(50, false)),
-        config("rerank-30-snippets", true, true, true, depth(30, true)),
+        config("bm25", false, true, base),
+        config("vectors", true, false, base),
+        config("hybrid", true, true, base),
+        config("hybrid-rrf", true, true, weighted(1.0, 1.0)),
+        config("hybrid-v2", true, true, weighted(1.0, 2.0)),
+        config("hybrid-b3", true, true, weighted(3.0, 1.0)),
     ];
     match std::env::var("RETRIEVAL_CONFIGS") {
         Ok(names) => all
@@ -192,24 +181,16 @@ impl Score {
 }
 
 /// The library as a configuration sees it.
-fn configured(
-    library: &Library,
-    config: &Config,
-    reranker: Option<&Arc<dyn Reranker>>,
-) -> Option<Library> {
-    if config.rerank && reranker.is_none() {
-        return None;
-    }
+fn configured(library: &Library, config: &Config) -> Library {
     let mut tuning = config.tuning;
     if !config.keywords {
         tuning.bm25_weight = 0.0;
     }
-    Some(Library {
+    Library {
         embedder: config.vectors.then(|| library.embedder.clone()).flatten(),
-        reranker: config.rerank.then(|| reranker.cloned()).flatten(),
         tuning,
         ..library.clone()
-    })
+    }
 }
 
 /// Asks every question; returns the English and Chinese scores and the latencies (ms).
@@ -338,16 +319,13 @@ async fn run() {
         println!("retrieval: no local embedding model (scripts/install-deps.sh); nothing measured");
         return;
     };
-    let reranker: Option<Arc<dyn Reranker>> =
-        RerankerModel::find().map(|model| Arc::new(model.load()) as Arc<dyn Reranker>);
     let questions = questions();
     let dir = tempfile::tempdir().unwrap();
     let library = build(dir.path(), &model).await;
     println!(
-        "questions: {} ({} in Chinese); reranker: {}",
+        "questions: {} ({} in Chinese)",
         questions.len(),
         questions.iter().filter(|q| q.lang == "zh").count(),
-        reranker.as_ref().map_or("none".into(), |r| r.name())
     );
     println!(
         "| configuration | en top-1 | en top-3 | en MRR | en paper top-3 | zh top-1 | zh top-3 | zh MRR | zh paper top-3 | p50 ms | p95 ms |"
@@ -355,9 +333,7 @@ async fn run() {
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let configs = configs();
     for config in &configs {
-        let Some(configured) = configured(&library, config, reranker.as_ref()) else {
-            continue;
-        };
+        let configured = configured(&library, config);
         // One warm-up query loads the models outside the timing.
         configured
             .search("warm up", &PaperFilter::default(), 10)
@@ -381,9 +357,7 @@ async fn run() {
     };
     pad(&library, total).await;
     for config in &configs {
-        let Some(configured) = configured(&library, config, reranker.as_ref()) else {
-            continue;
-        };
+        let configured = configured(&library, config);
         configured
             .search("warm up", &PaperFilter::default(), 10)
             .await

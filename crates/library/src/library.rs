@@ -8,7 +8,6 @@ pub mod import;
 pub mod indexer;
 pub mod local;
 pub mod metadata;
-pub mod rerank;
 pub mod search;
 pub mod snippet;
 pub mod vectors;
@@ -22,7 +21,6 @@ pub use chunk::Chunker;
 pub use embed::{EmbedError, Embedder, RemoteEmbedder};
 pub use import::{ImportItem, ImportOutcome, Importer};
 pub use indexer::IndexReport;
-pub use rerank::{Reranker, RerankerModel};
 pub use search::{SearchHit, SearchMode, SearchResults, Tuning};
 pub use snippet::{Snippet, quote_for, split_sentences};
 pub use vectors::VectorIndex;
@@ -41,8 +39,6 @@ pub struct Library {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// `None`: papers are not looked up on Crossref.
     pub crossref: Option<crate::sources::crossref::CrossrefClient>,
-    /// `None`: no cross-encoder; hits keep their fused order.
-    pub reranker: Option<Arc<dyn Reranker>>,
     pub tuning: Tuning,
 }
 
@@ -71,14 +67,8 @@ impl Library {
             index: Arc::new(VectorIndex::persisted_at(&data_dir.join("vectors.usearch"))),
             embedder,
             crossref: None,
-            reranker: None,
             tuning: Tuning::default(),
         }
-    }
-
-    /// The same library with a cross-encoder reordering search hits.
-    pub fn with_reranker(self, reranker: Option<Arc<dyn Reranker>>) -> Self {
-        Self { reranker, ..self }
     }
 
     /// The same library looking papers up on Crossref too.
@@ -144,7 +134,6 @@ impl Library {
             store: &self.store,
             index: &self.index,
             embedder: self.embedder.as_deref(),
-            reranker: self.reranker.as_deref(),
             tuning: self.tuning,
         };
         retriever.search(query, filter, k).await

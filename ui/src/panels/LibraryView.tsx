@@ -1,6 +1,6 @@
 import { Channel } from "@tauri-apps/api/core";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import {
   commands,
@@ -262,9 +262,12 @@ export function LibraryView() {
                     <strong>{hit.title}</strong>{" "}
                     <span className="muted">
                       {hit.page !== null && t("library.page", { page: hit.page })}
+                      {hit.pages && ` (${t("library.pages", { first: hit.pages.first, last: hit.pages.last })})`}
                       {hit.section && ` · §${hit.section}`}
                     </span>
-                    <span className="passage-text">{hit.text.slice(0, 280)}</span>
+                    <span className="passage-text" data-testid="passage-snippet">
+                      <Highlighted text={hit.snippet || hit.text.slice(0, 280)} marks={hit.snippet ? hit.marks : []} />
+                    </span>
                   </button>
                   <PaperLinks ids={papers.find((paper) => paper.id === hit.paperId) ?? {}} file={{ paperId: hit.paperId }} />
                 </div>
@@ -481,4 +484,19 @@ function PaperPanel({ details, collections, onRead, onChanged, onDeleted }: Pane
       </form>
     </aside>
   );
+}
+
+/** A snippet with the query's words marked; offsets count code points, as the engine's do. */
+export function Highlighted({ text, marks }: { text: string; marks: { start: number; end: number }[] }) {
+  const chars = Array.from(text);
+  const parts: ReactNode[] = [];
+  let at = 0;
+  for (const [index, mark] of marks.entries()) {
+    if (mark.start < at || mark.end > chars.length || mark.start >= mark.end) continue;
+    parts.push(chars.slice(at, mark.start).join(""));
+    parts.push(<mark key={index}>{chars.slice(mark.start, mark.end).join("")}</mark>);
+    at = mark.end;
+  }
+  parts.push(chars.slice(at).join(""));
+  return <>{parts}</>;
 }

@@ -9,6 +9,7 @@ import type {
   ImportEvent,
   LibraryPaper,
   MetricEntry,
+  PassageResults,
   Note,
   SessionSummary,
   SettingsView,
@@ -64,6 +65,8 @@ export type BackendOptions = {
   importedSession?: string;
   /** Events `library_import` streams before it answers. */
   importEvents?: ImportEvent[];
+  /** What `library_search` answers (default: nothing found). */
+  passages?: PassageResults;
 };
 
 /** The public sites, as `app_status` reports them by default. */
@@ -171,7 +174,7 @@ export function mockBackend(options: BackendOptions = {}) {
           return { imported: 1, linked: 0, duplicates: 0, skipped: 0, failed: 0, embedded: 12, indexError: null };
         }
         case "library_search":
-          return { hits: [], note: null };
+          return options.passages ?? { hits: [], note: null };
         case "library_export_bib":
           return options.dialog ? { entries: (options.papers ?? []).length, path: options.dialog[0], notes: [] } : null;
         case "note_add":

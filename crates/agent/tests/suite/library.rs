@@ -145,7 +145,7 @@ async fn rag_citations_that_name_no_given_passage_are_removed_and_said() {
             "rag_search",
             json!({"question": "How old is Kepler 1627?"}),
         ),
-        text("It is about 38 Myr old [1], older than the Sun [42]."),
+        text("It is about 30 Myr old [1, 2, 3], older than the Sun [42]."),
         call(
             "r2",
             "rag_search",
@@ -176,26 +176,35 @@ async fn rag_citations_that_name_no_given_passage_are_removed_and_said() {
     let results = tool_results(&events);
     let (mixed, _, metadata) = &results[0];
     assert!(
-        mixed.starts_with("It is about 38 Myr old [1], older than the Sun."),
+        mixed.starts_with("It is about 30 Myr old [1, 2, 3], older than the Sun."),
         "{mixed}"
     );
     assert!(mixed.contains("(Removed citation #42:"), "{mixed}");
     assert_eq!(metadata["removedCitations"], json!([42]));
     assert_eq!(metadata["answered"], true);
-    // The kept claim is quoted from its passage, on the page the words are on.
+    // The kept claim is quoted from the passages it cites, each quote with its page;
+    // a cited passage without the claim's words is flagged, not quoted.
     let claim = &metadata["claims"][0];
-    assert_eq!(claim["text"], "It is about 38 Myr old, older than the Sun.");
-    let support = &claim["support"][0];
-    assert_eq!(support["n"], 1);
-    let quote = support["quote"].as_str().expect("a quoted span");
-    assert!(quote.contains("Myr") || quote.contains("38"), "{quote}");
-    assert!(support["page"].as_i64().is_some());
+    assert_eq!(claim["text"], "It is about 30 Myr old, older than the Sun.");
+    let support = claim["support"].as_array().unwrap();
+    assert_eq!(
+        support.iter().map(|s| s["n"].clone()).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    let quoted: Vec<&str> = support.iter().filter_map(|s| s["quote"].as_str()).collect();
     assert!(
-        mixed.contains(&format!(
-            "- It is about 38 Myr old, older than the Sun.\n    [1] p. "
-        )),
+        quoted.iter().any(|quote| quote.contains("Myr")),
+        "{support:?}"
+    );
+    for item in support {
+        assert!(item["page"].as_i64().is_some(), "{item}");
+    }
+    assert!(
+        mixed.contains("- It is about 30 Myr old, older than the Sun.\n    [1] "),
         "{mixed}"
     );
+    let flagged = support.iter().filter(|s| s["quote"].is_null()).count();
+    assert_eq!(mixed.matches("check it").count(), flagged, "{mixed}");
     let (invalid, _, metadata) = &results[1];
     assert!(invalid.contains("(Removed citation #99:"), "{invalid}");
     assert_eq!(metadata["answered"], false, "no valid citation remains");

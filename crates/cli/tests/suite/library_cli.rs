@@ -204,6 +204,50 @@ async fn import_json_streams_one_camel_case_object_per_file_then_a_summary() {
         let value: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_camel_case(&value);
     }
+
+    // A reader sees each hit's snippet (its best sentences, not the passage's start)
+    // on the snippet's page; JSON gives the marks as character offsets into it.
+    let search = |json: bool| {
+        let mut command = asterism(dir.path());
+        command.args(["library", "search", "transit depth of the planet"]);
+        if json {
+            command.arg("--json");
+        }
+        command.output().unwrap()
+    };
+    let results: Value = serde_json::from_slice(&search(true).stdout).unwrap();
+    let hit = &results["hits"][0];
+    let snippet = hit["snippet"]["text"].as_str().unwrap();
+    let chars: Vec<char> = snippet.chars().collect();
+    let marked: Vec<String> = hit["snippet"]["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mark| {
+            let at = |i: usize| mark[i].as_u64().unwrap() as usize;
+            chars[at(0)..at(1)]
+                .iter()
+                .collect::<String>()
+                .to_lowercase()
+        })
+        .collect();
+    assert!(
+        !marked.is_empty()
+            && marked.iter().all(|word| {
+                ["transit", "depth", "planet"]
+                    .iter()
+                    .any(|term| word.starts_with(term))
+            }),
+        "{marked:?} in {snippet}"
+    );
+    assert_eq!(hit["page"], hit["snippet"]["page"]);
+    let text = String::from_utf8_lossy(&search(false).stdout).to_string();
+    let flat = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains(&format!("   {flat}\n")), "{text}");
+    assert!(
+        !text.contains("\x1b["),
+        "no escapes when not on a terminal: {text}"
+    );
 }
 
 #[test]

@@ -6,8 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use asterism_store::{ChunkHit, PaperFilter, Store, StoreError};
 
-use crate::library::embed::{EmbedError, Embedder};
-use crate::library::rerank::Reranker;
+use crate::library::embed::Embedder;
 use crate::library::snippet::{QueryTerms, Snippet, snippet};
 use crate::library::vectors::{VectorIndex, nearest};
 
@@ -24,21 +23,14 @@ pub struct Tuning {
     pub bm25_weight: f64,
     /// Weight of the vector list in the fusion.
     pub vector_weight: f64,
-    /// Fused hits the cross-encoder reorders (when there is one).
-    pub rerank_depth: usize,
-    /// The cross-encoder reads the snippet (best sentences) instead of the whole
-    /// passage: far cheaper, and the page is the snippet's.
-    pub rerank_snippets: bool,
 }
 
 impl Default for Tuning {
     fn default() -> Self {
         Self {
             per_side: 50,
-            bm25_weight: 1.0,
+            bm25_weight: 2.0,
             vector_weight: 1.0,
-            rerank_depth: 30,
-            rerank_snippets: false,
         }
     }
 }
@@ -57,8 +49,6 @@ pub struct SearchHit {
     pub vector_rank: Option<usize>,
     /// Cosine similarity to the query, when vectors were used.
     pub similarity: Option<f64>,
-    /// The cross-encoder's score, when one reordered the hits.
-    pub relevance: Option<f64>,
     /// The passage's best-matching sentence(s); `chunk.page` is the page it is on.
     pub snippet: Snippet,
     /// The first and last page when the passage crosses a page break.
@@ -257,7 +247,6 @@ pub struct Retriever<'a> {
     pub store: &'a Store,
     pub index: &'a VectorIndex,
     pub embedder: Option<&'a dyn Embedder>,
-    pub reranker: Option<&'a dyn Reranker>,
     pub tuning: Tuning,
 }
 
@@ -294,7 +283,7 @@ impl Retriever<'_> {
         let VectorSide {
             ids: vector,
             similarity,
-            mut note,
+            note,
         } = semantic?;
         let mode = match (bm25.is_empty(), vector.is_empty()) {
             (_, true) => SearchMode::Bm25,
@@ -302,22 +291,13 @@ impl Retriever<'_> {
             (false, false) => SearchMode::Hybrid,
         };
         let fused = fuse(&[(&bm25, tuning.bm25_weight), (&vector, tuning.vector_weight)]);
-        let depth = match self.reranker {
-            Some(_) => k.max(tuning.rerank_depth),
-            None => k,
-        };
-        let top: Vec<(i64, f64)> = fused.into_iter().take(depth).collect();
+        let top: Vec<(i64, f64)> = fused.into_iter().take(k).collect();
         let mut hits = self.hits(query, &top).await?;
         for hit in &mut hits {
             let id = hit.chunk.chunk_id;
             hit.bm25_rank = bm25.iter().position(|x| *x == id).map(|rank| rank + 1);
             hit.vector_rank = vector.iter().position(|x| *x == id).map(|rank| rank + 1);
             hit.similarity = similarity.get(&id).copied();
-        }
-        if let Some(reranker) = self.reranker
-            && let Err(error) = rerank(reranker, query, &mut hits, tuning.rerank_snippets).await
-        {
-            note = Some(format!("{error}: the hits keep their fused order"));
         }
         hits.truncate(k);
         Ok(SearchResults { hits, mode, note })
@@ -344,7 +324,6 @@ impl Retriever<'_> {
                     bm25_rank: None,
                     vector_rank: None,
                     similarity: None,
-                    relevance: None,
                     score: *score,
                     snippet,
                     pages,
@@ -353,31 +332,6 @@ impl Retriever<'_> {
             })
             .collect())
     }
-}
-
-/// Reorders hits by the cross-encoder's score of (query, passage or snippet).
-async fn rerank(
-    reranker: &dyn Reranker,
-    query: &str,
-    hits: &mut [SearchHit],
-    snippets: bool,
-) -> Result<(), EmbedError> {
-    let texts: Vec<String> = hits
-        .iter()
-        .map(|hit| match snippets {
-            true => hit.snippet.text.clone(),
-            false => hit.chunk.text.clone(),
-        })
-        .collect();
-    let scores = reranker.scores(query, &texts).await?;
-    for (hit, score) in hits.iter_mut().zip(scores) {
-        hit.relevance = Some(f64::from(score));
-    }
-    hits.sort_by(|a, b| {
-        let key = |hit: &SearchHit| hit.relevance.unwrap_or(f64::NEG_INFINITY);
-        key(b).total_cmp(&key(a))
-    });
-    Ok(())
 }
 
 #[cfg(test)]

@@ -34,6 +34,33 @@ pub struct Snippet {
     pub marks: Vec<[usize; 2]>,
 }
 
+impl Snippet {
+    /// The text with each marked word between `open` and `close` (e.g. the terminal's
+    /// bold on and off), whitespace runs made single spaces.
+    pub fn marked(&self, open: &str, close: &str) -> String {
+        let mut out = String::with_capacity(self.text.len() + self.marks.len() * 8);
+        let mut marks = self.marks.iter().peekable();
+        for (index, c) in self.text.chars().enumerate() {
+            if marks.peek().is_some_and(|[start, _]| *start == index) {
+                out.push_str(open);
+            }
+            out.push(if c.is_whitespace() { ' ' } else { c });
+            if marks.peek().is_some_and(|[_, end]| *end == index + 1) {
+                out.push_str(close);
+                marks.next();
+            }
+        }
+        let mut single = String::with_capacity(out.len());
+        for word in out.split(' ').filter(|word| !word.is_empty()) {
+            if !single.is_empty() {
+                single.push(' ');
+            }
+            single.push_str(word);
+        }
+        single
+    }
+}
+
 /// The query's content words, stemmed.
 #[derive(Clone)]
 pub struct QueryTerms {
@@ -316,6 +343,20 @@ mod tests {
         assert_eq!(
             split_sentences("H0 is 70 [1]. It is debated [2]!  "),
             ["H0 is 70 [1].", "It is debated [2]!"]
+        );
+    }
+
+    #[test]
+    fn marked_words_are_wrapped_where_the_offsets_say() {
+        let snippet = Snippet {
+            text: "Télescope  spatial: the TRGB\ndistance".into(),
+            page: Some(1),
+            start: 0,
+            marks: vec![[0, 9], [24, 28]],
+        };
+        assert_eq!(
+            snippet.marked("<b>", "</b>"),
+            "<b>Télescope</b> spatial: the <b>TRGB</b> distance"
         );
     }
 }
