@@ -168,12 +168,6 @@ impl LocalModel {
                 .map_or(1, usize::from)
                 .clamp(1, 4),
         );
-        if let Ok(config) = std::env::var("X_ORT_CONFIG") {
-            for pair in config.split(';').filter(|p| !p.is_empty()) {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, "1"));
-                options.session_config.push((k.to_string(), v.to_string()));
-            }
-        }
         fastembed::TextEmbedding::try_new_from_user_defined(model, options)
             .map_err(|error| EmbedError::Local(error.to_string()))
     }
