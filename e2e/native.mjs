@@ -410,6 +410,14 @@ await scenario("import a PDF and see it in the library", async () => {
   }, 60000);
   assert(rows.length === 1, `one paper, got ${rows.length}`);
   assert(dialogsAnswered(), "the import was confirmed in the message box");
+  // The row shows as soon as the paper is stored; the import ends when its passages are
+  // embedded, with a summary the user dismisses (it would cover the details' buttons).
+  const summary = await waitFor("the import's summary", async () => {
+    const text = await textOf('[data-testid="info-toast"]');
+    return text && text.includes("1 imported") ? text : null;
+  }, 60000);
+  assert(summary.includes("0 failed"), `summary: ${summary}`);
+  await click('[data-testid="info-toast"] button');
   await script("arguments[0].querySelector('td').click()", [{ [ELEMENT]: rows[0] }]);
   await waitFor("the paper's details", () => find('[data-testid="paper-details"]'));
   const details = await textOf('[data-testid="paper-details"]');

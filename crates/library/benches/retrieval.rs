@@ -85,6 +85,15 @@ fn configs() -> Vec<Config> {
         config("vectors", true, false, base),
         config("hybrid", true, true, base),
         config("hybrid-rrf", true, true, weighted(1.0, 1.0)),
+        config(
+            "hybrid-all-passages",
+            true,
+            true,
+            Tuning {
+                one_per_page: false,
+                ..base
+            },
+        ),
         config("hybrid-v2", true, true, weighted(1.0, 2.0)),
         config("hybrid-b3", true, true, weighted(3.0, 1.0)),
     ];

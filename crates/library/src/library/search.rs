@@ -23,6 +23,9 @@ pub struct Tuning {
     pub bm25_weight: f64,
     /// Weight of the vector list in the fusion.
     pub vector_weight: f64,
+    /// Keep only the best hit of each page: a page's other passages say nothing the
+    /// reader will not see there, and the next page gets their place.
+    pub one_per_page: bool,
 }
 
 impl Default for Tuning {
@@ -31,6 +34,7 @@ impl Default for Tuning {
             per_side: 50,
             bm25_weight: 2.0,
             vector_weight: 1.0,
+            one_per_page: true,
         }
     }
 }
@@ -291,8 +295,19 @@ impl Retriever<'_> {
             (false, false) => SearchMode::Hybrid,
         };
         let fused = fuse(&[(&bm25, tuning.bm25_weight), (&vector, tuning.vector_weight)]);
-        let top: Vec<(i64, f64)> = fused.into_iter().take(k).collect();
+        let depth = match tuning.one_per_page {
+            true => k * 3,
+            false => k,
+        };
+        let top: Vec<(i64, f64)> = fused.into_iter().take(depth).collect();
         let mut hits = self.hits(query, &top).await?;
+        if tuning.one_per_page {
+            let mut seen = HashSet::new();
+            hits.retain(|hit| {
+                hit.chunk.page.is_none()
+                    || seen.insert((hit.chunk.paper_id.clone(), hit.chunk.page))
+            });
+        }
         for hit in &mut hits {
             let id = hit.chunk.chunk_id;
             hit.bm25_rank = bm25.iter().position(|x| *x == id).map(|rank| rank + 1);

@@ -265,6 +265,40 @@ async fn a_messy_folder_imports_file_by_file_and_searches() {
     );
     assert!(top.bm25_rank.is_some() && top.vector_rank.is_some());
 
+    // One hit per page: a page's other passages make way for the next page.
+    let results = setup
+        .library
+        .search("Kepler light curve transit", &PaperFilter::default(), 10)
+        .await
+        .unwrap();
+    let pages: Vec<(&str, Option<i64>)> = results
+        .hits
+        .iter()
+        .map(|hit| (hit.chunk.paper_id.as_str(), hit.chunk.page))
+        .collect();
+    let distinct: std::collections::HashSet<_> = pages.iter().collect();
+    assert_eq!(distinct.len(), pages.len(), "{pages:?}");
+    assert_eq!(pages.len(), 10, "enough pages remain to fill the list");
+    let every_passage = asterism_library::library::Library {
+        tuning: asterism_library::library::Tuning {
+            one_per_page: false,
+            ..setup.library.tuning
+        },
+        ..setup.library.clone()
+    }
+    .search("Kepler light curve transit", &PaperFilter::default(), 10)
+    .await
+    .unwrap();
+    let repeated = every_passage
+        .hits
+        .iter()
+        .map(|hit| (hit.chunk.paper_id.as_str(), hit.chunk.page))
+        .collect::<std::collections::HashSet<_>>();
+    assert!(
+        repeated.len() < every_passage.hits.len(),
+        "without the rule the same page comes back: the query does test it"
+    );
+
     // Filters: one paper only.
     let gammapy_id = papers
         .iter()
