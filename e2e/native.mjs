@@ -166,6 +166,15 @@ start("WebKitWebDriver", [`--port=${driverPort}`], {
 const driver = `http://127.0.0.1:${driverPort}`;
 await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).ok, 15000);
 
+// `--version` answers on stdout without opening a window.
+{
+  const { execFileSync } = await import("node:child_process");
+  const version = execFileSync(bin("asterism-app"), ["--version"], { encoding: "utf8", timeout: 10000 }).trim();
+  const expected = JSON.parse(readFileSync(join(root, "src-tauri/tauri.conf.json"), "utf8")).version;
+  if (version !== `asterism-app ${expected}`) throw new Error(`asterism-app --version said ${JSON.stringify(version)}`);
+  console.log(`ok   ${version}`);
+}
+
 const launched = Date.now();
 const session = await webdriver(driver, "POST", "/session", {
   capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: bin("asterism-app"), args: [] } } },
@@ -458,6 +467,10 @@ await scenario("import a PDF and see it in the library", async () => {
   // The stored copy (inside the library folder, never the file imported) opens in the
   // system's viewer; "Show in folder" shows it in the file manager, or opens its folder.
   const papersDir = realpathSync(join(dataDir, "papers"));
+  // The "highlight saved" notice may still cover the details' lower buttons: a user
+  // dismisses it (or waits 4 s).
+  await script(`document.querySelectorAll('[data-testid="info-toast"] button').forEach((button) => button.click())`);
+  await waitFor("no notice over the details", () => script(`return !document.querySelector('[data-testid="info-toast"]')`));
   await click('[data-testid="stored-file"] [data-testid="pdf-open-system"]');
   const pdfOpened = await waitFor("the PDF handed to the system", () => opened().find((line) => line.endsWith(".pdf")));
   assert(pdfOpened.startsWith(`${papersDir}/`), `the library's copy: ${pdfOpened}`);

@@ -24,6 +24,33 @@ pub struct AppStatus {
     pub data_dir: String,
     /// The sites the UI links papers and targets to.
     pub links: crate::links::LinkBases,
+    /// What reads PDFs and embeds passages in this installation.
+    pub parts: LocalParts,
+}
+
+/// The PDF engine and the embedding model in use, in words, and whether each is the
+/// fallback (slow parsing, keyword-only search) the user should be warned about.
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalParts {
+    pub pdf_engine: String,
+    pub pdf_fallback: bool,
+    pub embeddings: String,
+    pub embeddings_fallback: bool,
+}
+
+impl LocalParts {
+    pub fn of(settings: &asterism_agent::Settings) -> Self {
+        let (engine, pdf_engine) = asterism_library::parse::pdf_engine_report();
+        let (embeddings, embeddings_fallback) =
+            asterism_agent::bootstrap::embeddings_report(settings);
+        Self {
+            pdf_fallback: engine != asterism_library::parse::PdfEngine::Pdfium,
+            pdf_engine,
+            embeddings,
+            embeddings_fallback,
+        }
+    }
 }
 
 /// Delivers a run's events to the webview through its channel.
@@ -154,5 +181,6 @@ pub async fn app_status(state: State<'_, AppState>) -> Result<AppStatus, AppErro
         ),
         data_dir: settings.data_dir.display().to_string(),
         links: crate::links::LinkBases::from_settings(settings),
+        parts: LocalParts::of(settings),
     })
 }

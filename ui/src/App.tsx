@@ -1,9 +1,10 @@
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState, type ComponentType } from "react";
 import { useTranslation } from "react-i18next";
 import { useResearchAgent } from "./agent/useResearchAgent";
 import { commands } from "./bindings";
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
+import { GearIcon, LibraryIcon, ListIcon, MetricsIcon, MoonIcon, SparkleIcon, SunIcon, ZhongIcon } from "./components/icons";
 import { ResearchAgentView } from "./components/ResearchAgentPanel";
 import { LinksProvider } from "./links/Links";
 import { setLanguage, type Language } from "./i18n";
@@ -16,7 +17,7 @@ const SettingsPanel = lazy(() => import("./panels/SettingsPanel").then((m) => ({
 
 export const VIEWS = ["agent", "library", "metrics", "audit", "settings"] as const;
 export type View = (typeof VIEWS)[number];
-const ICONS: Record<View, string> = { agent: "✦", library: "▤", metrics: "▥", audit: "☰", settings: "⚙" };
+const ICONS: Record<View, ComponentType> = { agent: SparkleIcon, library: LibraryIcon, metrics: MetricsIcon, audit: ListIcon, settings: GearIcon };
 
 export function App() {
   return (
@@ -65,25 +66,26 @@ function Shell() {
       <div className="app">
         <nav className="rail" aria-label={t("nav.label")}>
           <div className="brand" title="Asterism">
-            <span className="brand-mark" aria-hidden="true">
-              ✦
-            </span>
+            <SparkleIcon className="brand-mark" />
             <span className="brand-name">Asterism</span>
           </div>
-          {VIEWS.map((name, index) => (
-            <button
-              key={name}
-              type="button"
-              className="rail-button"
-              data-testid={`nav-${name}`}
-              aria-current={view === name ? "page" : undefined}
-              title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
-              onClick={() => setView(name)}
-            >
-              <span aria-hidden="true">{ICONS[name]}</span>
-              <span className="rail-label">{t(`nav.${name}`)}</span>
-            </button>
-          ))}
+          {VIEWS.map((name, index) => {
+            const RailIcon = ICONS[name];
+            return (
+              <button
+                key={name}
+                type="button"
+                className="rail-button"
+                data-testid={`nav-${name}`}
+                aria-current={view === name ? "page" : undefined}
+                title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
+                onClick={() => setView(name)}
+              >
+                <RailIcon />
+                <span className="rail-label">{t(`nav.${name}`)}</span>
+              </button>
+            );
+          })}
           <span className="spacer" />
           <button
             type="button"
@@ -92,16 +94,18 @@ function Shell() {
             title={t("settings.language")}
             onClick={() => setLanguage((i18n.language === "zh" ? "en" : "zh") as Language)}
           >
-            {i18n.language === "zh" ? "EN" : "中"}
+            {/* "中" is drawn: without a CJK font the character is an empty box. */}
+            {i18n.language === "zh" ? "EN" : <ZhongIcon role="img" aria-hidden={false} aria-label="中" />}
           </button>
           <button
             type="button"
             className="rail-button small"
             data-testid="toggle-theme"
             title={t("settings.theme")}
+            aria-label={t("settings.theme")}
             onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
           >
-            {theme === "dark" ? "☀" : "☾"}
+            {theme === "dark" ? <SunIcon /> : <MoonIcon />}
           </button>
         </nav>
         <div className="view" hidden={view !== "agent"}>

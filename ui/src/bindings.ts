@@ -298,6 +298,8 @@ export type AppStatus = {
 	dataDir: string,
 	/**  The sites the UI links papers and targets to. */
 	links: LinkBases,
+	/**  What reads PDFs and embeds passages in this installation. */
+	parts: LocalParts,
 };
 
 /**  One tool call in the audit log (arguments were redacted before they were stored). */
@@ -570,6 +572,17 @@ export type LinkBases = {
 	doi: string,
 	/**  `SIMBAD_URL`: `{simbad}/sim-id?Ident={name}`. */
 	simbad: string,
+};
+
+/**
+ *  The PDF engine and the embedding model in use, in words, and whether each is the
+ *  fallback (slow parsing, keyword-only search) the user should be warned about.
+ */
+export type LocalParts = {
+	pdfEngine: string,
+	pdfFallback: boolean,
+	embeddings: string,
+	embeddingsFallback: boolean,
 };
 
 /**  A query word in a snippet: [start, end) in Unicode scalar values (`Array.from`). */

@@ -163,6 +163,32 @@ pub fn embeddings(
     Ok((embedder, chunker))
 }
 
+/// Which embedding model search uses, in words, and whether that is a fallback the user
+/// should hear about (a missing local model when one was expected).
+pub fn embeddings_report(settings: &Settings) -> (String, bool) {
+    let local = LocalModel::find();
+    match (embeddings(settings), settings.embeddings) {
+        (Err(error), _) => (format!("unusable: {error}"), true),
+        (Ok((None, _)), EmbeddingMode::None) => (
+            "none (EMBEDDINGS=none): search uses keywords only".into(),
+            false,
+        ),
+        (Ok((None, _)), _) => (
+            "none: no local model was found and no EMBEDDING_BASE_URL is set, so search \
+             uses keywords only (scripts/install-deps.sh installs the local model)"
+                .into(),
+            true,
+        ),
+        (Ok((Some(embedder), _)), _) => match local {
+            Some(model) if embedder.name().starts_with("local:") => (
+                format!("{} ({})", embedder.name(), model.dir.display()),
+                false,
+            ),
+            _ => (embedder.name(), false),
+        },
+    }
+}
+
 /// The model client of the settings: retries with backoff, then `FALLBACK_MODEL`.
 pub fn model_client(settings: &Settings) -> Result<Arc<dyn ChatModel>, BootstrapError> {
     if !settings.model_configured() {

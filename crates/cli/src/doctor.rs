@@ -317,6 +317,20 @@ pub async fn run_after_load_error(
     Ok(ExitCode::FAILURE)
 }
 
+/// Which PDF engine and embedding model this installation uses; a fallback is a loud
+/// WARNING (it works, slower or with keywords only), not a failure.
+fn print_local_parts(settings: &Settings) {
+    println!("\nLocal parts");
+    let (engine, pdf) = asterism_library::parse::pdf_engine_report();
+    let warn = |fallback: bool| if fallback { "WARNING: " } else { "" };
+    println!(
+        "  PDF engine  {}{pdf}",
+        warn(engine != asterism_library::parse::PdfEngine::Pdfium)
+    );
+    let (embeddings, fallback) = asterism_agent::bootstrap::embeddings_report(settings);
+    println!("  embeddings  {}{embeddings}", warn(fallback));
+}
+
 /// `asterism doctor`: exit 1 when the database cannot be opened or a service rejects the
 /// key, is failing or does not offer the model; 0 otherwise.
 pub async fn run(settings: &Settings) -> anyhow::Result<ExitCode> {
@@ -359,6 +373,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         },
         confinement.describe()
     );
+    print_local_parts(settings);
     println!("\nDatabase");
     let mut healthy = true;
     match Store::open_in_dir(&settings.data_dir).await {

@@ -18,4 +18,6 @@ pub use paper::{
     ContentSlice, ParseError, ParsedPaper, Parser, parse_file, parse_html, parse_page_range,
     parse_pdf_bytes, select_content,
 };
-pub use pdf::{PdfEngine, PdfError, PdfInfo, PdfText, extract_pdf, extract_pdf_with};
+pub use pdf::{
+    PdfEngine, PdfError, PdfInfo, PdfText, extract_pdf, extract_pdf_with, pdf_engine_report,
+};

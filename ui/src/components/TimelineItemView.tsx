@@ -1,6 +1,7 @@
-import { memo } from "react";
+import { memo, type ComponentType } from "react";
 import { useTranslation } from "react-i18next";
 import type { TimelineItem } from "../bindings";
+import { BoxIcon, CheckedBoxIcon, PlayIcon } from "./icons";
 import { Markdown } from "./Markdown";
 import { ThinkingView } from "./ThinkingView";
 import { ToolCallView } from "./ToolCallView";
@@ -103,7 +104,7 @@ interface TodoEntry {
   blockedBy: string[];
 }
 
-const MARKS: Record<string, string> = { completed: "☑", in_progress: "▶", pending: "☐" };
+const MARKS: Record<string, ComponentType> = { completed: CheckedBoxIcon, in_progress: PlayIcon, pending: BoxIcon };
 
 /** An agent's plan as todo_write left it. */
 function TodoListView({ agentName, todos, t }: { agentName: string; todos: unknown; t: T }) {
@@ -118,11 +119,17 @@ function TodoListView({ agentName, todos, t }: { agentName: string; todos: unkno
         </span>
       </p>
       <ul>
-        {entries.map((entry) => (
-          <li key={entry.taskId} data-status={entry.status}>
-            <span aria-label={t(`todo.${entry.status}`, entry.status)}>{MARKS[entry.status] ?? "☐"}</span> {entry.content}
-          </li>
-        ))}
+        {entries.map((entry) => {
+          const Mark = MARKS[entry.status] ?? BoxIcon;
+          return (
+            <li key={entry.taskId} data-status={entry.status}>
+              <span role="img" aria-label={t(`todo.${entry.status}`, entry.status)}>
+                <Mark />
+              </span>{" "}
+              {entry.content}
+            </li>
+          );
+        })}
       </ul>
     </div>
   );

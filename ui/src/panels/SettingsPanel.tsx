@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands, type SettingField, type SettingsView } from "../bindings";
+import { commands, type LocalParts, type SettingField, type SettingsView } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
 import { LANGUAGES, setLanguage, type Language } from "../i18n";
 import { type Theme } from "../app/theme";
@@ -33,6 +33,7 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [secrets, setSecrets] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
+  const [parts, setParts] = useState<LocalParts | null>(null);
 
   const load = (next: SettingsView) => {
     setView(next);
@@ -42,6 +43,9 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
   useEffect(() => {
     call(commands.settingsGet())
       .then(load)
+      .catch((error) => toasts.error(describeError(error)));
+    call(commands.appStatus())
+      .then((status) => setParts(status.parts))
       .catch((error) => toasts.error(describeError(error)));
   }, [toasts]);
 
@@ -150,6 +154,20 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
         <h1>{t("settings.title")}</h1>
         <span className="muted">{view.dataDir}</span>
       </header>
+      {parts && (
+        <dl className="local-parts" data-testid="local-parts" aria-label={t("settings.parts")}>
+          <dt>{t("settings.pdfEngine")}</dt>
+          <dd className={parts.pdfFallback ? "warn" : undefined} data-testid="part-pdf">
+            {parts.pdfFallback && <strong>{t("settings.fallback")} </strong>}
+            {parts.pdfEngine}
+          </dd>
+          <dt>{t("settings.embeddings")}</dt>
+          <dd className={parts.embeddingsFallback ? "warn" : undefined} data-testid="part-embeddings">
+            {parts.embeddingsFallback && <strong>{t("settings.fallback")} </strong>}
+            {parts.embeddings}
+          </dd>
+        </dl>
+      )}
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -327,6 +327,27 @@ describe("Workspace folder", () => {
     expect(await screen.findByTestId("workspace-problem")).toHaveTextContent("Not used: the home folder itself cannot be the workspace");
   });
 
+  it("names the PDF engine and embedding model in use, and warns when either is the fallback", async () => {
+    mockBackend({ settings });
+    const user = userEvent.setup();
+    const { unmount } = render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    const pdf = await screen.findByTestId("part-pdf");
+    expect(pdf).toHaveTextContent("pdfium (/opt/asterism/libpdfium.so)");
+    expect(pdf).not.toHaveClass("warn");
+    expect(screen.getByTestId("part-embeddings")).toHaveTextContent("local:all-MiniLM-L6-v2-int8");
+    unmount();
+
+    const fallback = { pdfEngine: "pdf-extract, the slow fallback: libpdfium was not found", pdfFallback: true, embeddings: "none: no local model was found", embeddingsFallback: true };
+    mockBackend({ settings, status: { parts: fallback } });
+    render(<App />);
+    await user.click(screen.getByTestId("nav-settings"));
+    const slow = await screen.findByTestId("part-pdf");
+    expect(slow).toHaveClass("warn");
+    expect(slow).toHaveTextContent("Warning: pdf-extract, the slow fallback");
+    expect(screen.getByTestId("part-embeddings")).toHaveTextContent("Warning: none: no local model was found");
+  });
+
   it("speaks Chinese", async () => {
     mockBackend({ settings });
     const user = userEvent.setup();

@@ -214,3 +214,67 @@ async fn a_bad_value_in_a_settings_file_is_named_and_the_other_checks_still_run(
     assert_every_check(&output);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_the_pdf_engine_and_embedding_model_and_warns_on_a_fallback() {
+    let server = services().await;
+    let dir = tempfile::tempdir().unwrap();
+    let line = |output: &Output, start: &str| {
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        stdout
+            .lines()
+            .find(|line| line.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} line in {stdout}"))
+            .to_string()
+    };
+    let base = format!("{}/ok/v1", server.url());
+    let installed = doctor(dir.path(), &server, &[("LLM_BASE_URL", &base)]);
+    let pdf = line(&installed, "  PDF engine  ");
+    assert!(
+        pdf.contains("pdfium (/") && pdf.contains("libpdfium"),
+        "{pdf}"
+    );
+    let embeddings = line(&installed, "  embeddings  ");
+    assert!(
+        embeddings.contains("local:all-MiniLM-L6-v2-int8 (/"),
+        "{embeddings}"
+    );
+    assert_eq!(installed.status.code(), Some(0), "{installed:?}");
+
+    // Without them: it still works (exit 0), and says loudly what is missing.
+    let bare = doctor(
+        dir.path(),
+        &server,
+        &[
+            ("LLM_BASE_URL", &base),
+            ("ASTERISM_PDFIUM", "none"),
+            ("ASTERISM_EMBEDDING_DIR", "none"),
+        ],
+    );
+    let pdf = line(&bare, "  PDF engine  ");
+    assert!(
+        pdf.starts_with("  PDF engine  WARNING: pdf-extract, the slow fallback"),
+        "{pdf}"
+    );
+    let embeddings = line(&bare, "  embeddings  ");
+    assert!(
+        embeddings.starts_with("  embeddings  WARNING: none: no local model"),
+        "{embeddings}"
+    );
+    assert_eq!(bare.status.code(), Some(0), "{bare:?}");
+    assert_every_check(&bare);
+}
+
+#[test]
+fn version_prints_the_release() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+        .arg("--version")
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        format!("asterism {}", env!("CARGO_PKG_VERSION"))
+    );
+}

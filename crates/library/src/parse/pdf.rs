@@ -84,6 +84,36 @@ pub struct PdfInfo {
 }
 
 static PDFIUM: OnceLock<Option<Pdfium>> = OnceLock::new();
+/// The file libpdfium was loaded from (unset: the system's library path, or none).
+static PDFIUM_PATH: OnceLock<PathBuf> = OnceLock::new();
+
+/// What reads PDFs in this process, in words for `doctor` and Settings, and whether it
+/// is the slow fallback.
+pub fn pdf_engine_report() -> (PdfEngine, String) {
+    match (pdfium(), PDFIUM_PATH.get()) {
+        (Some(_), Some(path)) => (PdfEngine::Pdfium, format!("pdfium ({})", path.display())),
+        (Some(_), None) => (PdfEngine::Pdfium, "pdfium (the system's library)".into()),
+        (None, _) if std::env::var("ASTERISM_PDFIUM").is_ok_and(|value| value == "none") => (
+            PdfEngine::PdfExtract,
+            "pdf-extract, the slow fallback: ASTERISM_PDFIUM=none turns pdfium off".into(),
+        ),
+        (None, _) => {
+            let looked: Vec<String> = library_candidates()
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect();
+            (
+                PdfEngine::PdfExtract,
+                format!(
+                    "pdf-extract, the slow fallback: libpdfium was not found (looked in {}, and the \
+                     system's library path); PDFs are parsed about 14x slower and lose some layout. \
+                     scripts/install-deps.sh installs it; ASTERISM_PDFIUM names another",
+                    looked.join(", ")
+                ),
+            )
+        }
+    }
+}
 
 fn library_candidates() -> Vec<PathBuf> {
     let name = Pdfium::pdfium_platform_library_name();
@@ -121,7 +151,11 @@ fn pdfium() -> Option<&'static Pdfium> {
             let bindings = library_candidates()
                 .into_iter()
                 .filter(|path| path.is_file())
-                .find_map(|path| Pdfium::bind_to_library(&path).ok())
+                .find_map(|path| {
+                    let bound = Pdfium::bind_to_library(&path).ok()?;
+                    let _ = PDFIUM_PATH.set(path);
+                    Some(bound)
+                })
                 .or_else(|| Pdfium::bind_to_system_library().ok());
             if bindings.is_none() {
                 tracing::info!("libpdfium not found; PDFs are read by pdf-extract");
