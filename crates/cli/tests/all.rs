@@ -9,4 +9,5 @@ mod suite {
     mod papers;
     mod robust;
     mod security;
+    mod upgrade;
 }
