@@ -161,39 +161,24 @@ pub async fn session_export(
     dialogs: State<'_, Dialogs>,
     session_id: String,
 ) -> Result<Option<SavedFile>, AppError> {
-    let bundle = state
-        .engine()
-        .services
-        .store
-        .export_session(&session_id)
-        .await?;
-    let title = bundle
-        .pointer("/session/title")
-        .and_then(|title| title.as_str())
-        .unwrap_or_default();
+    let session = state.engine().services.store.session(&session_id).await?;
     let dialog = FileDialog {
         title: Phrase::ExportSession,
-        file_name: Some(bundle_file_name(title)),
+        file_name: Some(bundle_file_name(&session.title)),
         filter: Some((Phrase::SessionBundle, &["json"])),
     };
     let Some(path) = dialogs.save_file(&window, dialog).await? else {
         return Ok(None);
     };
-    let text = serde_json::to_string_pretty(&bundle)
-        .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))?;
-    let temp = path.with_extension("partial");
-    tokio::fs::write(&temp, &text)
-        .await
-        .and(tokio::fs::rename(&temp, &path).await)
-        .map_err(|error| {
-            AppError::new(
-                AppErrorKind::Storage,
-                format!("cannot write {}: {error}", path.display()),
-            )
-        })?;
+    let bytes = state
+        .engine()
+        .services
+        .store
+        .export_session_file(&session_id, &path)
+        .await?;
     Ok(Some(SavedFile {
         path: path.display().to_string(),
-        bytes: u32::try_from(text.len()).unwrap_or(u32::MAX),
+        bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
     }))
 }
 
@@ -214,20 +199,12 @@ pub async fn session_import(
     let Some(path) = dialogs.pick_file(&window, dialog).await? else {
         return Ok(None);
     };
-    let shown = path.display();
-    let text = tokio::fs::read_to_string(&path).await.map_err(|error| {
-        AppError::new(
-            AppErrorKind::InvalidInput,
-            format!("cannot read {shown}: {error}"),
-        )
-    })?;
-    let bundle: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
-        AppError::new(
-            AppErrorKind::InvalidInput,
-            format!("{shown} is not a session bundle: {error}"),
-        )
-    })?;
-    let imported = state.engine().services.store.import_session(&bundle).await;
+    let imported = state
+        .engine()
+        .services
+        .store
+        .import_session_file(&path)
+        .await;
     state.timelines.forget();
     Ok(Some(imported?))
 }

@@ -1,4 +1,4 @@
-//! `asterism sessions list|show|replay`: stored sessions, offline.
+//! `asterism sessions list|show|replay|export|import`: stored sessions, offline.
 
 use std::process::ExitCode;
 
@@ -31,6 +31,13 @@ pub enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write a session to a bundle file (the app's format), to replay it elsewhere.
+    Export {
+        id: String,
+        file: std::path::PathBuf,
+    },
+    /// Store the session of a bundle file under a new id, and print that id.
+    Import { file: std::path::PathBuf },
 }
 
 pub async fn run(settings: &Settings, command: SessionsCommand) -> anyhow::Result<ExitCode> {
@@ -70,6 +77,14 @@ pub async fn run(settings: &Settings, command: SessionsCommand) -> anyhow::Resul
                     print_item(item);
                 }
             }
+        }
+        SessionsCommand::Export { id, file } => {
+            let bytes = store.export_session_file(&id, &file).await?;
+            eprintln!("wrote {} ({bytes} bytes)", file.display());
+        }
+        SessionsCommand::Import { file } => {
+            let id = store.import_session_file(&file).await?;
+            println!("{id}");
         }
         SessionsCommand::Replay { id, json } => {
             let events = session_events(&store, &id)

@@ -9,5 +9,6 @@ mod suite {
     mod papers;
     mod robust;
     mod security;
+    mod sessions;
     mod upgrade;
 }

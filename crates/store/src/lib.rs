@@ -62,6 +62,11 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot take the database's migration lock {path}: {source}")]
     Lock {
         path: PathBuf,

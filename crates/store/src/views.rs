@@ -271,6 +271,38 @@ impl Store {
     /// Stores a bundle written by [`Store::export_session`], in one transaction, and
     /// returns the session id. Refuses other files, newer versions and a session that
     /// is already here (nothing is overwritten).
+    /// Writes a session's bundle to `path`, through a temporary file beside it (a failed
+    /// write leaves no half bundle); returns the bytes written.
+    pub async fn export_session_file(&self, id: &str, path: &std::path::Path) -> Result<usize> {
+        let bundle = self.export_session(id).await?;
+        let text = serde_json::to_string_pretty(&bundle)?;
+        let temp = path.with_extension("partial");
+        let written = match tokio::fs::write(&temp, &text).await {
+            Ok(()) => tokio::fs::rename(&temp, path).await,
+            Err(error) => Err(error),
+        };
+        written.map_err(|source| {
+            let _ = std::fs::remove_file(&temp);
+            StoreError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        Ok(text.len())
+    }
+
+    /// Reads a bundle file and stores its session under a new id, which it returns.
+    pub async fn import_session_file(&self, path: &std::path::Path) -> Result<String> {
+        let shown = path.display();
+        let text = tokio::fs::read_to_string(path)
+            .await
+            .map_err(|error| StoreError::Invalid(format!("cannot read {shown}: {error}")))?;
+        let bundle: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
+            StoreError::Invalid(format!("{shown} is not a session bundle: {error}"))
+        })?;
+        self.import_session(&bundle).await
+    }
+
     pub async fn import_session(&self, bundle: &serde_json::Value) -> Result<String> {
         let invalid = |what: &str| StoreError::Invalid(format!("not a session bundle: {what}"));
         if bundle.get("format").and_then(|f| f.as_str()) != Some(BUNDLE_FORMAT) {

@@ -36,9 +36,7 @@ fn assert_kept(old: &Value, new: &Value, at: &str) {
     match (old, new) {
         (Value::Object(old), Value::Object(new)) => {
             for (key, value) in old {
-                let new_value = new
-                    .get(key)
-                    .unwrap_or_else(|| panic!("{at}.{key} is gone"));
+                let new_value = new.get(key).unwrap_or_else(|| panic!("{at}.{key} is gone"));
                 assert_kept(value, new_value, &format!("{at}.{key}"));
             }
         }
