@@ -26,6 +26,11 @@ pub struct AppStatus {
     pub links: crate::links::LinkBases,
     /// What reads PDFs and embeds passages in this installation.
     pub parts: LocalParts,
+    /// ADS's quota as its last answer in this run of the app stated it ("4987 of 5000
+    /// requests left, resets …"); `None` before any ADS call.
+    pub ads_quota: Option<String>,
+    /// Fewer than 10% of the day's ADS requests are left.
+    pub ads_quota_low: bool,
 }
 
 /// The PDF engine and the embedding model in use, in words, and whether each is the
@@ -172,6 +177,7 @@ pub async fn question_answer(
 pub async fn app_status(state: State<'_, AppState>) -> Result<AppStatus, AppError> {
     let engine = state.engine();
     let settings = &engine.settings;
+    let quota = engine.services.papers.ads.rate_limit();
     Ok(AppStatus {
         model: settings.llm_model.clone(),
         model_configured: settings.model_configured(),
@@ -182,5 +188,7 @@ pub async fn app_status(state: State<'_, AppState>) -> Result<AppStatus, AppErro
         data_dir: settings.data_dir.display().to_string(),
         links: crate::links::LinkBases::from_settings(settings),
         parts: LocalParts::of(settings),
+        ads_quota: quota.as_ref().map(|quota| quota.describe()),
+        ads_quota_low: quota.is_some_and(|quota| quota.is_low()),
     })
 }

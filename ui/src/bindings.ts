@@ -26,7 +26,7 @@ export const commands = {
 	 */
 	questionAnswer: (requestId: string, answer: string) => typedError<boolean, AppError>(__TAURI_INVOKE("question_answer", { requestId, answer })),
 	/**  The configuration as the UI may see it. */
-	appStatus: () => typedError<AppStatus, AppError>(__TAURI_INVOKE("app_status")),
+	appStatus: () => typedError<AppStatus_Serialize, AppError>(__TAURI_INVOKE("app_status")),
 	/**  Sets the language the native dialogs speak (the UI's; called at start and on change). */
 	dialogLanguage: (language: UiLanguage) => typedError<null, AppError>(__TAURI_INVOKE("dialog_language", { language })),
 	/**
@@ -290,7 +290,10 @@ export type AppErrorKind = "notFound" | "invalidInput" |
 "busy" | "internal";
 
 /**  What the UI needs to know about the configuration (never secrets). */
-export type AppStatus = {
+export type AppStatus = AppStatus_Serialize | AppStatus_Deserialize;
+
+/**  What the UI needs to know about the configuration (never secrets). */
+export type AppStatus_Deserialize = {
 	model: string,
 	modelConfigured: boolean,
 	/**  Whether the thinking switch means anything for this provider (Qwen/DashScope). */
@@ -300,6 +303,33 @@ export type AppStatus = {
 	links: LinkBases,
 	/**  What reads PDFs and embeds passages in this installation. */
 	parts: LocalParts,
+	/**
+	 *  ADS's quota as its last answer in this run of the app stated it ("4987 of 5000
+	 *  requests left, resets …"); `None` before any ADS call.
+	 */
+	adsQuota?: string | null,
+	/**  Fewer than 10% of the day's ADS requests are left. */
+	adsQuotaLow: boolean,
+};
+
+/**  What the UI needs to know about the configuration (never secrets). */
+export type AppStatus_Serialize = {
+	model: string,
+	modelConfigured: boolean,
+	/**  Whether the thinking switch means anything for this provider (Qwen/DashScope). */
+	thinkingSupported: boolean,
+	dataDir: string,
+	/**  The sites the UI links papers and targets to. */
+	links: LinkBases,
+	/**  What reads PDFs and embeds passages in this installation. */
+	parts: LocalParts,
+	/**
+	 *  ADS's quota as its last answer in this run of the app stated it ("4987 of 5000
+	 *  requests left, resets …"); `None` before any ADS call.
+	 */
+	adsQuota: string | null,
+	/**  Fewer than 10% of the day's ADS requests are left. */
+	adsQuotaLow: boolean,
 };
 
 /**  One tool call in the audit log (arguments were redacted before they were stored). */

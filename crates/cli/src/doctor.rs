@@ -68,7 +68,11 @@ impl Health {
 }
 
 /// Sends a GET; the health and, when it answered, the body.
-async fn get(http: &reqwest::Client, url: &str, bearer: Option<&str>) -> (Health, Vec<u8>) {
+async fn get(
+    http: &reqwest::Client,
+    url: &str,
+    bearer: Option<&str>,
+) -> (Health, Vec<u8>, reqwest::header::HeaderMap) {
     let started = Instant::now();
     let mut request = http.get(url);
     if let Some(token) = bearer {
@@ -78,17 +82,19 @@ async fn get(http: &reqwest::Client, url: &str, bearer: Option<&str>) -> (Health
         Ok(response) => {
             let health =
                 Health::of_status(response.status().as_u16(), started.elapsed().as_millis());
+            let headers = response.headers().clone();
             let body = response
                 .bytes()
                 .await
                 .map(|b| b.to_vec())
                 .unwrap_or_default();
-            (health, body)
+            (health, body, headers)
         }
-        Err(error) if error.is_timeout() => (Health::NoAnswer, Vec::new()),
+        Err(error) if error.is_timeout() => (Health::NoAnswer, Vec::new(), Default::default()),
         Err(error) => (
             Health::Unreachable(asterism_library::http::describe(&error)),
             Vec::new(),
+            Default::default(),
         ),
     }
 }
@@ -137,7 +143,7 @@ fn offered_list(ids: &[String]) -> String {
 /// offers `LLM_MODEL` (and `FALLBACK_MODEL`). Lines to print, and whether any is a problem.
 async fn check_model(http: &reqwest::Client, settings: &Settings) -> (Vec<String>, bool) {
     let url = format!("{}/models", settings.llm_base_url.trim_end_matches('/'));
-    let (health, body) = get(http, &url, settings.llm_api_key.as_deref()).await;
+    let (health, body, _) = get(http, &url, settings.llm_api_key.as_deref()).await;
     let mut problem = health.is_problem();
     let mut models = vec![("model", settings.llm_model.as_str())];
     if let Some(fallback) = &settings.fallback_model {
@@ -411,7 +417,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
     }
     let sesame =
         asterism_library::SesameClient::new(settings.sesame_url.clone(), Duration::from_secs(5))?;
-    let (health, _) = get(&http, &sesame.url_for("M 31"), None).await;
+    let (health, _, _) = get(&http, &sesame.url_for("M 31"), None).await;
     println!("  sesame   {}: {}", settings.sesame_url, health.describe());
     healthy &= !health.is_problem();
     match &settings.ads_api_token {
@@ -420,8 +426,19 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
                 "{}/search/query?q=bibcode:2013PASP..125..306F&fl=bibcode",
                 settings.ads_api_url.trim_end_matches('/')
             );
-            let (health, _) = get(&http, &ads, Some(token)).await;
-            println!("  ads      {}: {}", settings.ads_api_url, health.describe());
+            let (health, _, headers) = get(&http, &ads, Some(token)).await;
+            let quota = match asterism_library::sources::ads::AdsRateLimit::from_headers(&headers) {
+                Some(limit) if limit.is_low() => {
+                    format!("; WARNING: quota low: {}", limit.describe())
+                }
+                Some(limit) => format!("; quota: {}", limit.describe()),
+                None => String::new(),
+            };
+            println!(
+                "  ads      {}: {}{quota}",
+                settings.ads_api_url,
+                health.describe()
+            );
             healthy &= !health.is_problem();
         }
         None => println!("  ads      no ADS_API_TOKEN: searches use arXiv only"),
@@ -430,7 +447,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         "{}/query?id_list=astro-ph/0601001",
         settings.arxiv_api_url.trim_end_matches('/')
     );
-    let (health, _) = get(&http, &arxiv, None).await;
+    let (health, _, _) = get(&http, &arxiv, None).await;
     println!(
         "  arxiv    {}: {}",
         settings.arxiv_api_url,
@@ -441,7 +458,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         "{}/works/10.1086/670067",
         settings.crossref_url.trim_end_matches('/')
     );
-    let (health, _) = get(&http, &crossref, None).await;
+    let (health, _, _) = get(&http, &crossref, None).await;
     println!(
         "  crossref {}: {}",
         settings.crossref_url,

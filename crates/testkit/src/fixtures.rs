@@ -210,6 +210,15 @@ pub fn ads_routes() -> Vec<Route> {
             ads_envelope("ads/doc_emcee_all_fields_adsabs_rs.json"),
         )
         .with_query_containing("1202.3665"),
+        // A search that mentions "quota" is answered near the end of the day's quota.
+        Route::new(
+            "/search/query",
+            RouteResponse::file(json, "ads/search_bigquery_10docs_citationbot.json")
+                .with_header("X-RateLimit-Limit", "5000")
+                .with_header("X-RateLimit-Remaining", "312")
+                .with_header("X-RateLimit-Reset", "1700000000"),
+        )
+        .with_query_containing("quota"),
         Route::new(
             "/search/query",
             RouteResponse::file(json, "ads/search_bigquery_10docs_citationbot.json"),

@@ -64,6 +64,13 @@ export function MetricsPanel({ sessions, sessionId }: Props) {
     if (!selected && sessions[0]) setSelected(sessions[0].id);
   }, [sessions, selected]);
 
+  const [quota, setQuota] = useState<{ text: string; low: boolean } | null>(null);
+  useEffect(() => {
+    call(commands.appStatus())
+      .then((status) => setQuota(status.adsQuota ? { text: status.adsQuota, low: status.adsQuotaLow } : null))
+      .catch(() => setQuota(null));
+  }, [selected]);
+
   useEffect(() => {
     if (!selected) return;
     let alive = true;
@@ -112,6 +119,9 @@ export function MetricsPanel({ sessions, sessionId }: Props) {
           ))}
         </select>
       </header>
+      <p className={quota?.low ? "warn" : "muted"} data-testid="ads-quota">
+        {quota ? t(quota.low ? "metrics.adsQuotaLow" : "metrics.adsQuota", { quota: quota.text }) : t("metrics.adsQuotaUnknown")}
+      </p>
       {entries.length === 0 ? (
         <p className="empty muted">{t("metrics.empty")}</p>
       ) : (

@@ -136,6 +136,17 @@ describe("MetricsPanel", () => {
     expect(within(panel).getByTestId("cost")).toHaveTextContent("$0.0060");
     expect(within(within(panel).getByTestId("tokens-chart")).getAllByTestId("chart-bar")).toHaveLength(2);
     expect(within(panel).getByTestId("tools-chart")).toHaveTextContent("query_target");
+    expect(within(panel).getByTestId("ads-quota")).toHaveTextContent("not known until the first ADS search");
+  });
+
+  it("shows the ADS quota the last answer stated, as a warning below a tenth", async () => {
+    mockBackend({ sessions: [session], status: { adsQuota: "312 of 5000 requests left, resets 2023-11-14T22:13:20Z", adsQuotaLow: true } });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-metrics"));
+    const quota = await screen.findByTestId("ads-quota");
+    await waitFor(() => expect(quota).toHaveTextContent("ADS quota low: 312 of 5000 requests left, resets 2023-11-14T22:13:20Z"));
+    expect(quota).toHaveClass("warn");
   });
 });
 

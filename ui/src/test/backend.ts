@@ -87,6 +87,8 @@ export function mockBackend(options: BackendOptions = {}) {
     thinkingSupported: true,
     dataDir: "/home/astro/.local/share/asterism",
     links: LINK_BASES,
+    adsQuota: null,
+    adsQuotaLow: false,
     parts: { pdfEngine: "pdfium (/opt/asterism/libpdfium.so)", pdfFallback: false, embeddings: "local:all-MiniLM-L6-v2-int8 (/opt/asterism/minilm)", embeddingsFallback: false },
     ...options.status,
   };

@@ -89,7 +89,15 @@ impl TypedTool for SearchPapersTool {
         }
         let limit = args.limit.unwrap_or(10).clamp(1, 50);
         let outcome = context.services.papers.search(&args.query, limit).await;
-        let metadata = serde_json::json!({"papers": outcome.papers, "notes": outcome.notes, "adsRateLimit": context.services.papers.ads.rate_limit()});
+        let rate = context.services.papers.ads.rate_limit();
+        let metadata = serde_json::json!({"papers": outcome.papers, "notes": outcome.notes, "adsRateLimit": rate});
+        let mut outcome = outcome;
+        if let Some(rate) = rate.filter(|rate| rate.is_low()) {
+            outcome.notes.push(format!(
+                "ADS quota low: {}. Prefer the library (rag_search) and arXiv; search ADS only when needed.",
+                rate.describe()
+            ));
+        }
         if outcome.papers.is_empty() {
             let text = format!(
                 "No papers found for {:?}. {}",

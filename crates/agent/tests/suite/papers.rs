@@ -55,6 +55,32 @@ async fn the_agent_searches_looks_up_and_reports_papers() {
 }
 
 #[tokio::test]
+async fn the_agent_is_told_when_less_than_a_tenth_of_the_ads_quota_is_left() {
+    let turns = vec![
+        Turn::calls(vec![ScriptedToolCall::new(
+            "s",
+            "search_papers",
+            json!({"query": "quota of the maser distance", "limit": 3}),
+        )]),
+        Turn::answer("Found them."),
+    ];
+    let harness = Harness::start(turns).await;
+    let (outcome, events) = harness.ask(None, "Find maser distance papers").await;
+    assert_eq!(outcome.reason, RunFinishReason::Completed);
+    let (search, _, metadata) = &tool_results(&events)[0];
+    assert!(
+        search.contains(
+            "ADS quota low: 312 of 5000 requests left, resets 2023-11-14T22:13:20Z. Prefer the library"
+        ),
+        "{search}"
+    );
+    assert_eq!(metadata["adsRateLimit"]["remaining"], 312);
+    // The model read it: the tool result went back in the next request.
+    let next = &harness.mock.requests()[1].body;
+    assert!(next.to_string().contains("ADS quota low"), "{next}");
+}
+
+#[tokio::test]
 async fn the_agent_downloads_parses_reads_a_section_and_cites_it() {
     let call = |id: &str, name: &str, arguments: serde_json::Value| Turn {
         tool_calls: vec![ScriptedToolCall {

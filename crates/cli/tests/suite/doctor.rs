@@ -46,7 +46,17 @@ async fn services() -> FixtureServer {
         ),
         Route::new(
             "/ads/search/query",
-            RouteResponse::ok(json, "{\"response\":{\"docs\":[]}}"),
+            RouteResponse::ok(json, "{\"response\":{\"docs\":[]}}")
+                .with_header("X-RateLimit-Limit", "5000")
+                .with_header("X-RateLimit-Remaining", "4987")
+                .with_header("X-RateLimit-Reset", "1700000000"),
+        ),
+        Route::new(
+            "/ads-low/search/query",
+            RouteResponse::ok(json, "{\"response\":{\"docs\":[]}}")
+                .with_header("X-RateLimit-Limit", "5000")
+                .with_header("X-RateLimit-Remaining", "312")
+                .with_header("X-RateLimit-Reset", "1700000000"),
         ),
         Route::new(
             "/ads-rejected/search/query",
@@ -277,4 +287,40 @@ fn version_prints_the_release() {
         String::from_utf8_lossy(&output.stdout).trim(),
         format!("asterism {}", env!("CARGO_PKG_VERSION"))
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_shows_the_ads_quota_and_warns_below_a_tenth() {
+    let server = services().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!("{}/ok/v1", server.url());
+    let ads_line = |output: &Output| {
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        stdout
+            .lines()
+            .find(|line| line.starts_with("  ads      "))
+            .unwrap_or_else(|| panic!("no ads line in {stdout}"))
+            .to_string()
+    };
+    let plenty = doctor(dir.path(), &server, &[("LLM_BASE_URL", &base)]);
+    assert!(
+        ads_line(&plenty)
+            .ends_with("; quota: 4987 of 5000 requests left, resets 2023-11-14T22:13:20Z"),
+        "{}",
+        ads_line(&plenty)
+    );
+    let low_url = format!("{}/ads-low", server.url());
+    let low = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_BASE_URL", &base), ("ADS_API_URL", &low_url)],
+    );
+    assert!(
+        ads_line(&low).ends_with(
+            "; WARNING: quota low: 312 of 5000 requests left, resets 2023-11-14T22:13:20Z"
+        ),
+        "{}",
+        ads_line(&low)
+    );
+    assert_eq!(low.status.code(), Some(0), "a low quota is not a failure");
 }

@@ -45,6 +45,42 @@ pub struct AdsRateLimit {
     pub resets_at: Option<String>,
 }
 
+impl AdsRateLimit {
+    /// The limit an ADS answer's `X-RateLimit-*` headers state, if they state one.
+    pub fn from_headers(headers: &reqwest::header::HeaderMap) -> Option<Self> {
+        let number = |name| header_number(headers, name).and_then(|n| i32::try_from(n).ok());
+        let limit = Self {
+            limit: number("x-ratelimit-limit"),
+            remaining: number("x-ratelimit-remaining"),
+            resets_at: header_number(headers, "x-ratelimit-reset").and_then(epoch_to_rfc3339),
+        };
+        (limit.limit.is_some() || limit.remaining.is_some()).then_some(limit)
+    }
+
+    /// Fewer than 10% of the day's requests are left.
+    pub fn is_low(&self) -> bool {
+        match (self.remaining, self.limit) {
+            (Some(remaining), Some(limit)) if limit > 0 => remaining * 10 < limit,
+            (Some(remaining), None) => remaining == 0,
+            _ => false,
+        }
+    }
+
+    /// "4998 of 5000 requests left, resets 2026-12-05T00:00:00Z".
+    pub fn describe(&self) -> String {
+        let left = match (self.remaining, self.limit) {
+            (Some(remaining), Some(limit)) => format!("{remaining} of {limit} requests left"),
+            (Some(remaining), None) => format!("{remaining} requests left"),
+            (None, Some(limit)) => format!("limit {limit} requests"),
+            (None, None) => "quota unknown".into(),
+        };
+        match &self.resets_at {
+            Some(at) => format!("{left}, resets {at}"),
+            None => left,
+        }
+    }
+}
+
 /// One search's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdsSearch {
@@ -264,13 +300,8 @@ impl AdsClient {
             }
         })?;
         let headers = response.headers().clone();
-        let limit = AdsRateLimit {
-            limit: header_number(&headers, "x-ratelimit-limit").and_then(|n| i32::try_from(n).ok()),
-            remaining: header_number(&headers, "x-ratelimit-remaining")
-                .and_then(|n| i32::try_from(n).ok()),
-            resets_at: header_number(&headers, "x-ratelimit-reset").and_then(epoch_to_rfc3339),
-        };
-        if (limit.limit.is_some() || limit.remaining.is_some())
+        let limit = AdsRateLimit::from_headers(&headers);
+        if let Some(limit) = &limit
             && let Ok(mut rate) = self.rate.lock()
         {
             *rate = Some(limit.clone());
@@ -291,7 +322,7 @@ impl AdsClient {
             401 | 403 => Err(AdsError::Unauthorized),
             429 => Err(AdsError::RateLimited(
                 limit
-                    .resets_at
+                    .and_then(|limit| limit.resets_at)
                     .map(|at| format!("at {at}"))
                     .unwrap_or_else(|| "within a day".into()),
             )),
