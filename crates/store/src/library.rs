@@ -59,6 +59,7 @@ pub struct ChunkHit {
     pub year: Option<i64>,
     pub bibcode: Option<String>,
     pub arxiv_id: Option<String>,
+    pub doi: Option<String>,
     /// The name of the file the paper was imported from, if any.
     pub original_name: Option<String>,
     /// The page the passage starts on.
@@ -401,7 +402,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let rows = sqlx::query(
-            "SELECT c.id, c.paper_id, c.page, c.page_end, c.page_breaks, c.section, c.text, p.title, p.authors, p.year, p.bibcode, p.arxiv_id,
+            "SELECT c.id, c.paper_id, c.page, c.page_end, c.page_breaks, c.section, c.text, p.title, p.authors, p.year, p.bibcode, p.arxiv_id, p.doi,
                     (SELECT f.original_name FROM paper_files f WHERE f.paper_id = p.id AND f.original_name IS NOT NULL
                      ORDER BY f.id LIMIT 1) AS original_name
              FROM chunks c JOIN papers p ON p.id = c.paper_id
@@ -421,6 +422,7 @@ impl Store {
                     year: row.try_get("year")?,
                     bibcode: row.try_get("bibcode")?,
                     arxiv_id: row.try_get("arxiv_id")?,
+                    doi: row.try_get("doi")?,
                     original_name: row.try_get("original_name")?,
                     page: row.try_get("page")?,
                     page_end: row.try_get("page_end")?,

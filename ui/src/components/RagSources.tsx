@@ -10,6 +10,7 @@ export type Source = {
   shortRef: string;
   bibcode: string | null;
   arxivId: string | null;
+  doi: string | null;
   page: number | null;
   section: string | null;
   /** The passage's words that support each claim citing it, with their page. */
@@ -46,7 +47,7 @@ export function asSources(metadata: JsonValue): Source[] | null {
     const paperId = str(item.paperId);
     const n = num(item.n);
     if (!paperId || n === null) return [];
-    return [{ n, paperId, title: str(item.title) ?? "", shortRef: str(item.shortRef) ?? "", bibcode: str(item.bibcode), arxivId: str(item.arxivId), page: num(item.page), section: str(item.section), quotes: quotes.get(n) ?? [] }];
+    return [{ n, paperId, title: str(item.title) ?? "", shortRef: str(item.shortRef) ?? "", bibcode: str(item.bibcode), arxivId: str(item.arxivId), doi: str(item.doi), page: num(item.page), section: str(item.section), quotes: quotes.get(n) ?? [] }];
   });
   return sources.length > 0 ? sources : null;
 }

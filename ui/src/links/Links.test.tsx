@@ -27,7 +27,7 @@ const rag = {
   question: "What H0 does TRGB give?", answer: "69.8 [1]", answered: true, removedCitations: [], mode: "hybrid", note: null,
   claims: [{ text: "69.8", support: [{ n: 1, quote: "we find H0 = 69.8 ± 0.8", page: 13 }] }],
   evidence: [
-    { n: 1, paperId: "p1", title: "CCHP VIII", shortRef: "Freedman 2019", bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", originalName: "f.pdf", page: 12, section: "5", chunkId: 3, quote: "H0 = 69.8", cited: true },
+    { n: 1, paperId: "p1", title: "CCHP VIII", shortRef: "Freedman 2019", bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: "10.3847/1538-4357/ab2f73", originalName: "f.pdf", page: 12, section: "5", chunkId: 3, quote: "H0 = 69.8", cited: true },
     { n: 2, paperId: "p2", title: "Uncited", shortRef: "Riess 2022", bibcode: null, arxivId: null, originalName: null, page: null, section: null, chunkId: 4, quote: "", cited: false },
   ],
 };
@@ -78,11 +78,13 @@ describe("links out of the app", () => {
     expect(sources[0]).toHaveTextContent("Freedman 2019");
     expect(within(sources[0]!).getByTestId("rag-source-ref")).toHaveAttribute("title", "p. 13: “we find H0 = 69.8 ± 0.8”");
     await userEvent.setup().click(within(sources[0]!).getByTestId("link-ads"));
+    await userEvent.setup().click(within(sources[0]!).getByTestId("link-doi"));
     await userEvent.setup().click(within(sources[0]!).getByTestId("pdf-open-system"));
     await userEvent.setup().click(within(sources[0]!).getByTestId("pdf-show-folder"));
     expect(backend.callsTo(OPEN_URL).map((call) => call.args.url)).toEqual([
       "https://simbad.cds.unistra.fr/simbad/sim-id?Ident=M%20106",
       "https://ui.adsabs.harvard.edu/abs/2019ApJ...882...34F/abstract",
+      "https://doi.org/10.3847/1538-4357/ab2f73",
     ]);
     expect(backend.callsTo("library_open_pdf")[0]?.args).toEqual({ paperId: "p1", sha256: null });
     expect(backend.callsTo("library_show_pdf")[0]?.args).toEqual({ paperId: "p1", sha256: null });

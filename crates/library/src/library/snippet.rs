@@ -257,6 +257,7 @@ mod tests {
             year: None,
             bibcode: None,
             arxiv_id: None,
+            doi: None,
             original_name: None,
             page: Some(page),
             page_end: breaks.last().map(|brk| brk.page).or(Some(page)),
