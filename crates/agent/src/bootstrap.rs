@@ -181,7 +181,11 @@ pub fn embeddings_report(settings: &Settings) -> (String, bool) {
         ),
         (Ok((Some(embedder), _)), _) => match local {
             Some(model) if embedder.name().starts_with("local:") => (
-                format!("{} ({})", embedder.name(), model.dir.display()),
+                format!(
+                    "{} ({})",
+                    embedder.name(),
+                    model.dir.canonicalize().unwrap_or(model.dir).display()
+                ),
                 false,
             ),
             _ => (embedder.name(), false),

@@ -126,7 +126,9 @@ fn claims(answer: &str, hits: &[&SearchHit]) -> Vec<Claim> {
     split_sentences(answer)
         .into_iter()
         .filter_map(|sentence| {
-            let numbers = cited_numbers(sentence);
+            let mut numbers = cited_numbers(sentence);
+            let mut seen = std::collections::HashSet::new();
+            numbers.retain(|n| seen.insert(*n));
             if numbers.is_empty() {
                 return None;
             }

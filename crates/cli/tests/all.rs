@@ -4,6 +4,7 @@
 
 mod suite {
     mod ask;
+    mod common;
     mod doctor;
     mod library_cli;
     mod papers;

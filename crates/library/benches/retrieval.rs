@@ -204,6 +204,11 @@ fn configured(library: &Library, config: &Config) -> Library {
 
 /// Asks every question; returns the English and Chinese scores and the latencies (ms).
 async fn ask_all(library: &Library, questions: &[Question]) -> (Score, Score, Vec<f64>) {
+    // One warm-up query loads the models outside the timing.
+    library
+        .search("warm up", &PaperFilter::default(), 10)
+        .await
+        .unwrap();
     let (mut english, mut chinese, mut latencies) = (Score::default(), Score::default(), vec![]);
     for question in questions {
         let started = Instant::now();
@@ -343,11 +348,6 @@ async fn run() {
     let configs = configs();
     for config in &configs {
         let configured = configured(&library, config);
-        // One warm-up query loads the models outside the timing.
-        configured
-            .search("warm up", &PaperFilter::default(), 10)
-            .await
-            .unwrap();
         let (english, chinese, mut latencies) = ask_all(&configured, &questions).await;
         println!(
             "| {} | {} | {} | {:.1} | {:.1} |",
@@ -367,10 +367,6 @@ async fn run() {
     pad(&library, total).await;
     for config in &configs {
         let configured = configured(&library, config);
-        configured
-            .search("warm up", &PaperFilter::default(), 10)
-            .await
-            .unwrap();
         let (_, _, mut latencies) = ask_all(&configured, &questions).await;
         println!(
             "{total} passages, {}: p50 {:.1} ms, p95 {:.1} ms",

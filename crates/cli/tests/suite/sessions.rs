@@ -1,30 +1,10 @@
 //! `asterism sessions export|import`: a session moves to another machine as a bundle
 //! file and replays there as it did here.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use asterism_testkit::fixture_path;
 use serde_json::Value;
 
-fn asterism(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_asterism"))
-        .args(args)
-        .current_dir(home)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("ASTERISM_DATA_DIR", home.join("data"))
-        .env("ASTERISM_KEYRING", "off")
-        .env("EMBEDDINGS", "none")
-        .output()
-        .unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).unwrap()
-}
+use super::common::{offline as asterism, offline_json};
 
 #[test]
 fn a_session_exported_on_one_machine_replays_identically_on_another() {
@@ -36,9 +16,9 @@ fn a_session_exported_on_one_machine_replays_identically_on_another() {
         here.path().join("data/asterism.db"),
     )
     .unwrap();
-    let sessions = json(&asterism(here.path(), &["sessions", "list", "--json"]));
+    let sessions = offline_json(here.path(), &["sessions", "list", "--json"]);
     let id = sessions[0]["id"].as_str().unwrap().to_string();
-    let original = json(&asterism(here.path(), &["sessions", "show", &id, "--json"]));
+    let original = offline_json(here.path(), &["sessions", "show", &id, "--json"]);
 
     let bundle = here.path().join("trip.asterism.json");
     let exported = asterism(
@@ -58,12 +38,9 @@ fn a_session_exported_on_one_machine_replays_identically_on_another() {
     );
     assert!(imported.status.success(), "{imported:?}");
     let new_id = String::from_utf8_lossy(&imported.stdout).trim().to_string();
-    let replayed = json(&asterism(
-        there.path(),
-        &["sessions", "show", &new_id, "--json"],
-    ));
+    let replayed = offline_json(there.path(), &["sessions", "show", &new_id, "--json"]);
     assert_eq!(replayed, original, "the same timeline, item for item");
-    let listed = json(&asterism(there.path(), &["sessions", "list", "--json"]));
+    let listed = offline_json(there.path(), &["sessions", "list", "--json"]);
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["title"], sessions[0]["title"]);
 
@@ -89,6 +66,6 @@ fn a_session_exported_on_one_machine_replays_identically_on_another() {
         String::from_utf8_lossy(&refused.stderr).contains("not a session bundle"),
         "{refused:?}"
     );
-    let listed = json(&asterism(there.path(), &["sessions", "list", "--json"]));
+    let listed = offline_json(there.path(), &["sessions", "list", "--json"]);
     assert_eq!(listed.as_array().unwrap().len(), 1, "nothing was added");
 }

@@ -4,31 +4,13 @@
 //! migrates, and reads back as that release printed it. Every later schema change must
 //! keep this passing; a release that changes the schema adds its own folder here.
 
-use std::path::Path;
-use std::process::Command;
-
 use asterism_testkit::fixture_path;
 use serde_json::Value;
 
+use super::common::offline_json as asterism;
+
 /// The releases whose databases this build must open.
 const RELEASES: &[&str] = &["6f4a5af"];
-
-fn asterism(dir: &Path, args: &[&str]) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_asterism"))
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("ASTERISM_DATA_DIR", dir.join("data"))
-        .env("ASTERISM_KEYRING", "off")
-        .env("EMBEDDINGS", "none")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{args:?}: {output:?}");
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("{args:?} printed no JSON ({error}): {output:?}"))
-}
 
 /// Every field the old release printed is there with the same value (a newer build may
 /// add fields, never change or drop one).

@@ -255,8 +255,8 @@ pub struct Retriever<'a> {
 }
 
 impl Retriever<'_> {
-    /// Searches the library: keywords and vectors fused, the best of them reordered by
-    /// the cross-encoder, each hit with its snippet and the snippet's page.
+    /// Searches the library: keywords and vectors fused, one hit per page, each hit with
+    /// its snippet and the snippet's page.
     pub async fn search(
         &self,
         query: &str,

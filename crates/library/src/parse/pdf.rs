@@ -91,7 +91,10 @@ static PDFIUM_PATH: OnceLock<PathBuf> = OnceLock::new();
 /// is the slow fallback.
 pub fn pdf_engine_report() -> (PdfEngine, String) {
     match (pdfium(), PDFIUM_PATH.get()) {
-        (Some(_), Some(path)) => (PdfEngine::Pdfium, format!("pdfium ({})", path.display())),
+        (Some(_), Some(path)) => {
+            let path = path.canonicalize().unwrap_or_else(|_| path.clone());
+            (PdfEngine::Pdfium, format!("pdfium ({})", path.display()))
+        }
         (Some(_), None) => (PdfEngine::Pdfium, "pdfium (the system's library)".into()),
         (None, _) if std::env::var("ASTERISM_PDFIUM").is_ok_and(|value| value == "none") => (
             PdfEngine::PdfExtract,
