@@ -1,7 +1,7 @@
 # The two commands of the README. Each installs what it needs.
-.PHONY: app demo test
+.PHONY: app demo test bundle
 
-## Build and start the desktop app with your configuration.
+## Build (release; DEBUG=1 for a debug build) and start the desktop app with your configuration.
 app:
 	scripts/app.sh
 
@@ -12,3 +12,7 @@ demo:
 ## Run every test, including the native end-to-end test of the app.
 test:
 	scripts/test.sh
+
+## Build the release packages (.deb, and AppImage where linuxdeploy can be fetched) under target/release/bundle/.
+bundle:
+	scripts/bundle.sh

@@ -27,6 +27,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const target = process.env.CARGO_TARGET_DIR ?? join(root, "target");
 // E2E_PROFILE=release measures an optimised build (cargo build --release …).
 const bin = (name) => join(target, process.env.E2E_PROFILE ?? "debug", name);
+// E2E_APP=/usr/bin/asterism-app drives an installed package instead (scripts/test-installed.sh).
+const appBinary = process.env.E2E_APP ?? bin("asterism-app");
 const artifacts = join(root, "e2e", "artifacts");
 mkdirSync(artifacts, { recursive: true });
 
@@ -169,7 +171,7 @@ await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).o
 // `--version` answers on stdout without opening a window.
 {
   const { execFileSync } = await import("node:child_process");
-  const version = execFileSync(bin("asterism-app"), ["--version"], { encoding: "utf8", timeout: 10000 }).trim();
+  const version = execFileSync(appBinary, ["--version"], { encoding: "utf8", timeout: 10000 }).trim();
   const expected = JSON.parse(readFileSync(join(root, "src-tauri/tauri.conf.json"), "utf8")).version;
   if (version !== `asterism-app ${expected}`) throw new Error(`asterism-app --version said ${JSON.stringify(version)}`);
   console.log(`ok   ${version}`);
@@ -177,7 +179,7 @@ await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).o
 
 const launched = Date.now();
 const session = await webdriver(driver, "POST", "/session", {
-  capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: bin("asterism-app"), args: [] } } },
+  capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: appBinary, args: [] } } },
 }, 60000);
 const sid = session.sessionId;
 const wd = (method, path, body) => webdriver(driver, method, `/session/${sid}${path}`, body);

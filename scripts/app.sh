@@ -2,19 +2,21 @@
 # Builds and starts the desktop app with your configuration (environment, ./.env,
 # {data dir}/.env). With DEMO=1 it starts against the scripted model and the recorded
 # Sesame answers instead, so the whole path works without an API key.
-# On a machine without a display it runs under Xvfb.
+# It builds and runs the release build; DEBUG=1 builds and runs a debug build instead
+# (faster to compile, slower to run). On a machine without a display it runs under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 npm run ui:build --silent
-cargo build -p asterism-app -p asterism-testkit --features asterism-app/custom-protocol
+if [ "${DEBUG:-0}" = "1" ]; then profile=debug; flags=(); else profile=release; flags=(--release); fi
+cargo build "${flags[@]}" -p asterism-app -p asterism-testkit --features asterism-app/custom-protocol
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 if [ "${DEMO:-0}" = "1" ]; then
-  coproc MOCK { exec target/debug/asterism-mock-llm --script crates/testkit/scripts/ngc4258.json; }
+  coproc MOCK { exec target/$profile/asterism-mock-llm --script crates/testkit/scripts/ngc4258.json; }
   pids+=("$MOCK_PID"); read -r model_url <&"${MOCK[0]}"
-  coproc FIXTURES { exec target/debug/asterism-fixture-server; }
+  coproc FIXTURES { exec target/$profile/asterism-fixture-server; }
   pids+=("$FIXTURES_PID"); read -r fixture_url <&"${FIXTURES[0]}"
   export LLM_BASE_URL="$model_url" LLM_MODEL="qwen-scripted-demo" LLM_API_KEY="demo"
   export SESAME_URL="$fixture_url/cgi-bin/nph-sesame"
@@ -24,7 +26,7 @@ fi
 
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "no display: running under Xvfb (screen :99-ish, 1280x800)"
-  xvfb-run -a -s "-screen 0 1280x800x24" target/debug/asterism-app
+  xvfb-run -a -s "-screen 0 1280x800x24" target/$profile/asterism-app
 else
-  target/debug/asterism-app
+  target/$profile/asterism-app
 fi

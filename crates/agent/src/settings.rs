@@ -98,6 +98,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "Crossref REST API base URL (identifies imported PDFs by DOI, title and author).",
     ),
     (
+        "OLLAMA_URL",
+        "http://127.0.0.1:11434/v1",
+        "Where a local Ollama server is looked for when no model is configured (first-run setup, doctor).",
+    ),
+    (
         "TARGET_CACHE_DAYS",
         "30",
         "Days a Sesame answer is reused before asking again (0: always ask).",
@@ -182,6 +187,7 @@ pub struct Settings {
     pub arxiv_url: String,
     pub sesame_url: String,
     pub crossref_url: String,
+    pub ollama_url: String,
     /// The web pages the app links to: ADS abstracts, DOIs, SIMBAD objects (arXiv's are
     /// under `arxiv_url`).
     pub ads_ui_url: String,
@@ -571,6 +577,7 @@ impl Settings {
             arxiv_url: value("ARXIV_URL"),
             sesame_url: value("SESAME_URL"),
             crossref_url: value("CROSSREF_URL"),
+            ollama_url: value("OLLAMA_URL"),
             ads_ui_url: value("ADS_UI_URL"),
             doi_url: value("DOI_URL"),
             simbad_url: value("SIMBAD_URL"),
@@ -693,6 +700,7 @@ impl Settings {
                 "ARXIV_URL" => self.arxiv_url.clone(),
                 "SESAME_URL" => self.sesame_url.clone(),
                 "CROSSREF_URL" => self.crossref_url.clone(),
+                "OLLAMA_URL" => self.ollama_url.clone(),
                 "ADS_UI_URL" => self.ads_ui_url.clone(),
                 "DOI_URL" => self.doi_url.clone(),
                 "SIMBAD_URL" => self.simbad_url.clone(),

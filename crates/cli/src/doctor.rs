@@ -6,189 +6,29 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use asterism_agent::Settings;
 use asterism_agent::settings::{SettingsError, VARIABLES, default_data_dir};
+use asterism_llm::endpoint;
 use asterism_store::Store;
-
-/// Model names listed in "it offers: …" before the list is cut.
-const LISTED_MODELS: usize = 8;
-
-/// What a service said to one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Health {
-    Answers {
-        status: u16,
-        millis: u128,
-    },
-    /// 401: the key (or token) is wrong, expired or missing.
-    KeyRejected,
-    /// 403: the key is valid but may not do this.
-    Forbidden,
-    /// 5xx.
-    Failing(u16),
-    /// Another error status: most likely a wrong address.
-    Refuses(u16),
-    NoAnswer,
-    Unreachable(String),
-}
-
-impl Health {
-    fn of_status(status: u16, millis: u128) -> Self {
-        match status {
-            401 => Self::KeyRejected,
-            403 => Self::Forbidden,
-            500..=599 => Self::Failing(status),
-            400..=499 if status != 429 => Self::Refuses(status),
-            _ => Self::Answers { status, millis },
-        }
-    }
-
-    /// Whether this makes doctor exit 1. A service that cannot be reached is not: being
-    /// offline is normal for a laptop, and the library works without the network.
-    fn is_problem(&self) -> bool {
-        matches!(
-            self,
-            Self::KeyRejected | Self::Forbidden | Self::Failing(_) | Self::Refuses(_)
-        )
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Self::Answers { status, millis } => format!("answers (HTTP {status}, {millis} ms)"),
-            Self::KeyRejected => "key rejected (401)".into(),
-            Self::Forbidden => "forbidden (403)".into(),
-            Self::Failing(status) => format!("failing (HTTP {status})"),
-            Self::Refuses(status) => format!("refuses (HTTP {status}): is the address right?"),
-            Self::NoAnswer => "no answer within 5 s".into(),
-            Self::Unreachable(why) => format!("unreachable: {why}"),
-        }
-    }
-}
-
-/// Sends a GET; the health and, when it answered, the body.
-async fn get(
-    http: &reqwest::Client,
-    url: &str,
-    bearer: Option<&str>,
-) -> (Health, Vec<u8>, reqwest::header::HeaderMap) {
-    let started = Instant::now();
-    let mut request = http.get(url);
-    if let Some(token) = bearer {
-        request = request.bearer_auth(token);
-    }
-    match request.send().await {
-        Ok(response) => {
-            let health =
-                Health::of_status(response.status().as_u16(), started.elapsed().as_millis());
-            let headers = response.headers().clone();
-            let body = response
-                .bytes()
-                .await
-                .map(|b| b.to_vec())
-                .unwrap_or_default();
-            (health, body, headers)
-        }
-        Err(error) if error.is_timeout() => (Health::NoAnswer, Vec::new(), Default::default()),
-        Err(error) => (
-            Health::Unreachable(asterism_library::http::describe(&error)),
-            Vec::new(),
-            Default::default(),
-        ),
-    }
-}
-
-/// The ids of an OpenAI-style model list (`{"data": [{"id": …}]}`), sorted; `None` when
-/// the body is not one.
-fn model_ids(body: &[u8]) -> Option<Vec<String>> {
-    let list: serde_json::Value = serde_json::from_slice(body).ok()?;
-    let mut ids: Vec<String> = list
-        .get("data")?
-        .as_array()?
-        .iter()
-        .filter_map(|model| model.get("id")?.as_str().map(str::to_string))
-        .collect();
-    ids.sort();
-    Some(ids)
-}
-
-/// Whether `model` is in the list, leniently: Ollama lists `qwen3:latest` for `qwen3`,
-/// Google lists `models/gemini-…` for `gemini-…`. A wrong "not offered" would be worse
-/// than a missed one.
-fn offers(ids: &[String], model: &str) -> bool {
-    let model = model.trim().to_lowercase();
-    ids.iter().any(|id| {
-        let id = id.to_lowercase();
-        id == model
-            || id.strip_suffix(":latest") == Some(model.as_str())
-            || id.rsplit('/').next() == Some(model.as_str())
-    })
-}
-
-/// `a, b, c… (42 in all)`.
-fn offered_list(ids: &[String]) -> String {
-    if ids.is_empty() {
-        return "none".into();
-    }
-    let shown = ids[..ids.len().min(LISTED_MODELS)].join(", ");
-    if ids.len() > LISTED_MODELS {
-        format!("{shown}… ({} in all)", ids.len())
-    } else {
-        shown
-    }
-}
 
 /// The model endpoint's `GET {base}/models`: whether it answers, takes the key, and
 /// offers `LLM_MODEL` (and `FALLBACK_MODEL`). Lines to print, and whether any is a problem.
 async fn check_model(http: &reqwest::Client, settings: &Settings) -> (Vec<String>, bool) {
-    let url = format!("{}/models", settings.llm_base_url.trim_end_matches('/'));
-    let (health, body, _) = get(http, &url, settings.llm_api_key.as_deref()).await;
-    let mut problem = health.is_problem();
-    let mut models = vec![("model", settings.llm_model.as_str())];
-    if let Some(fallback) = &settings.fallback_model {
-        models.push(("fallback", fallback.as_str()));
-    }
-    let verdict = match &health {
-        Health::Answers { .. } => match model_ids(&body) {
-            Some(ids) => {
-                let missing: Vec<&str> = models
-                    .iter()
-                    .map(|(_, model)| *model)
-                    .filter(|model| !offers(&ids, model))
-                    .collect();
-                if missing.is_empty() {
-                    let names: Vec<&str> = models.iter().map(|(_, model)| *model).collect();
-                    format!("{}; offers {}", health.describe(), names.join(" and "))
-                } else {
-                    problem = true;
-                    format!(
-                        "model {} not offered by this endpoint (it offers: {})",
-                        missing.join(" and "),
-                        offered_list(&ids)
-                    )
-                }
-            }
-            None => format!(
-                "{}, but gives no model list: cannot check that {} is offered",
-                health.describe(),
-                settings.llm_model
-            ),
-        },
-        // No `/models` here (some OpenAI-compatible servers have none): nothing wrong.
-        Health::Refuses(status @ (404 | 405)) => {
-            problem = false;
-            format!(
-                "answers, but this endpoint has no model list (HTTP {status}): cannot check that {} is offered",
-                settings.llm_model
-            )
-        }
-        Health::KeyRejected if settings.llm_api_key.is_none() => {
-            "key rejected (401): no LLM_API_KEY is set".into()
-        }
-        other => other.describe(),
-    };
-    (vec![format!("  model    {url}: {verdict}")], problem)
+    let mut wanted = vec![settings.llm_model.as_str()];
+    wanted.extend(settings.fallback_model.as_deref());
+    let check = endpoint::check_models(
+        http,
+        &settings.llm_base_url,
+        settings.llm_api_key.as_deref(),
+        &wanted,
+    )
+    .await;
+    (
+        vec![format!("  model    {}: {}", check.url, check.verdict)],
+        check.problem,
+    )
 }
 
 /// A configuration that could not be read, and what the checks use instead.
@@ -335,6 +175,35 @@ fn print_local_parts(settings: &Settings) {
     );
     let (embeddings, fallback) = asterism_agent::bootstrap::embeddings_report(settings);
     println!("  embeddings  {}{embeddings}", warn(fallback));
+    match asterism_library::parts::Notices::find() {
+        Ok((notices, path)) => println!(
+            "  notices     {} components ({})",
+            notices.components.len(),
+            path.display()
+        ),
+        Err(why) => println!("  notices     {why}"),
+    }
+}
+
+/// With no model configured: the local model servers that answer (an Ollama server
+/// needs no key), and what to set to use one.
+async fn print_local_models(http: &reqwest::Client, settings: &Settings) {
+    for server in endpoint::local_servers(http, &[("Ollama", &settings.ollama_url)]).await {
+        let Some(first) = server.models.first() else {
+            println!(
+                "  local    {} at {} answers, but has no models yet (ollama pull …)",
+                server.name, server.base_url
+            );
+            continue;
+        };
+        println!(
+            "  local    {} at {} offers {}: set LLM_BASE_URL={} and LLM_MODEL={first} (no key needed)",
+            server.name,
+            server.base_url,
+            endpoint::offered_list(&server.models),
+            server.base_url
+        );
+    }
 }
 
 /// `asterism doctor`: exit 1 when the database cannot be opened or a service rejects the
@@ -414,10 +283,11 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         healthy &= !problem;
     } else {
         println!("  model    not configured: set LLM_MODEL, LLM_BASE_URL and LLM_API_KEY");
+        print_local_models(&http, settings).await;
     }
     let sesame =
         asterism_library::SesameClient::new(settings.sesame_url.clone(), Duration::from_secs(5))?;
-    let (health, _, _) = get(&http, &sesame.url_for("M 31"), None).await;
+    let (health, _, _) = endpoint::get(&http, &sesame.url_for("M 31"), None).await;
     println!("  sesame   {}: {}", settings.sesame_url, health.describe());
     healthy &= !health.is_problem();
     match &settings.ads_api_token {
@@ -426,7 +296,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
                 "{}/search/query?q=bibcode:2013PASP..125..306F&fl=bibcode",
                 settings.ads_api_url.trim_end_matches('/')
             );
-            let (health, _, headers) = get(&http, &ads, Some(token)).await;
+            let (health, _, headers) = endpoint::get(&http, &ads, Some(token)).await;
             let quota = match asterism_library::sources::ads::AdsRateLimit::from_headers(&headers) {
                 Some(limit) if limit.is_low() => {
                     format!("; WARNING: quota low: {}", limit.describe())
@@ -447,7 +317,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         "{}/query?id_list=astro-ph/0601001",
         settings.arxiv_api_url.trim_end_matches('/')
     );
-    let (health, _, _) = get(&http, &arxiv, None).await;
+    let (health, _, _) = endpoint::get(&http, &arxiv, None).await;
     println!(
         "  arxiv    {}: {}",
         settings.arxiv_api_url,
@@ -458,7 +328,7 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         "{}/works/10.1086/670067",
         settings.crossref_url.trim_end_matches('/')
     );
-    let (health, _, _) = get(&http, &crossref, None).await;
+    let (health, _, _) = endpoint::get(&http, &crossref, None).await;
     println!(
         "  crossref {}: {}",
         settings.crossref_url,
@@ -471,54 +341,6 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ids(names: &[&str]) -> Vec<String> {
-        names.iter().map(|name| name.to_string()).collect()
-    }
-
-    #[test]
-    fn statuses_become_verdicts() {
-        assert_eq!(Health::of_status(401, 3).describe(), "key rejected (401)");
-        assert_eq!(Health::of_status(403, 3).describe(), "forbidden (403)");
-        assert_eq!(Health::of_status(500, 3).describe(), "failing (HTTP 500)");
-        assert_eq!(Health::of_status(503, 3).describe(), "failing (HTTP 503)");
-        assert_eq!(
-            Health::of_status(200, 3).describe(),
-            "answers (HTTP 200, 3 ms)"
-        );
-        assert!(!Health::of_status(429, 3).is_problem(), "busy, not broken");
-        assert!(Health::of_status(404, 3).is_problem());
-        assert!(!Health::NoAnswer.is_problem() && !Health::Unreachable("x".into()).is_problem());
-    }
-
-    #[test]
-    fn model_lists_are_read_and_matched_leniently() {
-        let body = br#"{"object":"list","data":[{"id":"qwen3-max"},{"id":"models/gemini-2.5-flash"},{"id":"llama3:latest"},{"object":"model"}]}"#;
-        let list = model_ids(body).unwrap();
-        assert_eq!(
-            list,
-            ["llama3:latest", "models/gemini-2.5-flash", "qwen3-max"]
-        );
-        for model in [
-            "qwen3-max",
-            "Qwen3-Max",
-            "gemini-2.5-flash",
-            "llama3",
-            "llama3:latest",
-        ] {
-            assert!(offers(&list, model), "{model}");
-        }
-        assert!(!offers(&list, "qwen3"));
-        assert_eq!(model_ids(b"<html>502</html>"), None);
-        assert_eq!(model_ids(br#"{"models":[]}"#), None);
-        assert_eq!(offered_list(&[]), "none");
-        assert_eq!(offered_list(&ids(&["a", "b"])), "a, b");
-        let many: Vec<String> = (0..10).map(|n| format!("m{n}")).collect();
-        assert_eq!(
-            offered_list(&many),
-            "m0, m1, m2, m3, m4, m5, m6, m7… (10 in all)"
-        );
-    }
 
     /// A data directory whose `.env` holds `lines`, and an environment that names it.
     fn data_dir_with_env(root: &Path, lines: &str) -> (HashMap<String, String>, PathBuf) {

@@ -6,6 +6,7 @@ pub mod http;
 pub mod library;
 pub mod papers;
 pub mod parse;
+pub mod parts;
 pub mod sources;
 pub mod targets;
 

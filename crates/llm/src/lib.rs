@@ -7,6 +7,7 @@
 
 mod accumulate;
 mod client;
+pub mod endpoint;
 mod error;
 mod resilient;
 mod types;

@@ -300,10 +300,19 @@ pub fn crossref_routes() -> Vec<Route> {
 
 /// Every recorded service: ADS first (its `/search/query` also ends in `/query`), then
 /// arXiv, then Sesame.
+/// A local Ollama server's model list, under `/ollama/v1` (OLLAMA_URL).
+pub fn ollama_routes() -> Vec<Route> {
+    vec![Route::new(
+        "/ollama/v1/models",
+        RouteResponse::file("application/json", "ollama/v1_models.json"),
+    )]
+}
+
 pub fn all_routes() -> Vec<Route> {
     let mut routes = ads_routes();
     routes.extend(arxiv_routes());
     routes.extend(sesame_routes());
+    routes.extend(ollama_routes());
     routes
 }
 

@@ -25,6 +25,10 @@ async fn services() -> FixtureServer {
     FixtureServer::start(vec![
         Route::new("/ok/v1/models", models(&["qwen3-max", "scripted-qwen"])),
         Route::new("/ollama/v1/models", models(&["scripted-qwen:latest"])),
+        Route::new(
+            "/local-ollama/v1/models",
+            RouteResponse::file(json, "ollama/v1_models.json"),
+        ),
         Route::new("/missing/v1/models", models(&many)),
         Route::new("/rejected/v1/models", models(&[]).with_status(401)),
         Route::new("/forbidden/v1/models", models(&[]).with_status(403)),
@@ -249,6 +253,11 @@ async fn doctor_names_the_pdf_engine_and_embedding_model_and_warns_on_a_fallback
         embeddings.contains("local:all-MiniLM-L6-v2-int8 (/"),
         "{embeddings}"
     );
+    let notices = line(&installed, "  notices     ");
+    assert!(
+        notices.contains(" components (/") && notices.ends_with("licenses.json)"),
+        "{notices}"
+    );
     assert_eq!(installed.status.code(), Some(0), "{installed:?}");
 
     // Without them: it still works (exit 0), and says loudly what is missing.
@@ -323,4 +332,42 @@ async fn doctor_shows_the_ads_quota_and_warns_below_a_tenth() {
         ads_line(&low)
     );
     assert_eq!(low.status.code(), Some(0), "a low quota is not a failure");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_model_doctor_offers_the_models_of_a_local_ollama() {
+    let server = services().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ollama = format!("{}/local-ollama/v1", server.url());
+    let output = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_MODEL", ""), ("OLLAMA_URL", &ollama)],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("  model    not configured"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "  local    Ollama at {ollama} offers llama3.1:latest, llama3.2:latest, qwen2.5:latest: \
+             set LLM_BASE_URL={ollama} and LLM_MODEL=llama3.1:latest (no key needed)"
+        )),
+        "{stdout}"
+    );
+    // It was asked (without a key: local_servers sends none).
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.starts_with("/local-ollama/v1/models"))
+    );
+
+    // Nothing listening there: no line, no failure.
+    let output = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_MODEL", ""), ("OLLAMA_URL", "http://127.0.0.1:9/v1")],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("  local    "), "{stdout}");
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
 }

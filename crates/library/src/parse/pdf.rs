@@ -3,10 +3,11 @@
 //! papers column by column; pdfium is faster and agrees better with `pdftotext`.
 //!
 //! Where libpdfium is looked for, in order: `ASTERISM_PDFIUM` (the library or its
-//! folder; `none` forces the pure-Rust engine), beside the executable and in its `lib/`,
-//! the checkout's `.deps/pdfium/` (what `scripts/install-deps.sh` fills), the system.
+//! folder; `none` forces the pure-Rust engine), then in each of [`crate::parts::roots`]
+//! (beside the executable, the installed bundle's resources, the checkout's `.deps/`)
+//! directly and in `pdfium/`, then the system's library path.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use pdfium_render::prelude::{
@@ -130,18 +131,10 @@ fn library_candidates() -> Vec<PathBuf> {
         }
         return candidates;
     }
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
-        candidates.push(dir.join(&name));
-        candidates.push(dir.join("lib").join(&name));
+    for root in crate::parts::roots() {
+        candidates.push(root.join(&name));
+        candidates.push(root.join("pdfium").join(&name));
     }
-    candidates.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../.deps/pdfium")
-            .join(&name),
-    );
     candidates
 }
 
