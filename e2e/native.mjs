@@ -177,6 +177,52 @@ await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).o
   console.log(`ok   ${version}`);
 }
 
+/** Resident memory (MB) of the processes whose command line names `program` and every
+ * process under them (the WebKit processes). */
+function treeRssMb(program) {
+  const procs = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, "utf8");
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      let pss = rss;
+      try { pss = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/smaps_rollup`, "utf8"))?.[1] ?? rss); } catch { /* no smaps */ }
+      procs.set(Number(name), { ppid, rss, pss, cmd });
+    } catch { /* gone */ }
+  }
+  const roots = [...procs].filter(([, p]) => p.cmd.split("\0")[0].endsWith(program)).map(([pid]) => pid);
+  const tree = new Set(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.ppid)) { tree.add(pid); grew = true; }
+  }
+  if (process.env.E2E_VERBOSE) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.pss, procs.get(pid)?.cmd.split("\0")[0]);
+  const sum = (key) => [...tree].reduce((total, pid) => total + (procs.get(pid)?.[key] ?? 0), 0) / 1024;
+  return { rss: sum("rss"), pss: sum("pss") };
+}
+
+// The baseline: WebKitGTK's own browser (MiniBrowser, shipped with libwebkit2gtk) showing
+// a blank page, driven the same way and measured the same way; the app's idle memory is
+// reported over it, which is the memory that is ours.
+const miniBrowser = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
+let blankPage = null;
+if (existsSync(miniBrowser)) {
+  const blank = await webdriver(driver, "POST", "/session", {
+    capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: miniBrowser, args: ["--automation"] } } },
+  }, 60000);
+  await webdriver(driver, "POST", `/session/${blank.sessionId}/url`, { url: "about:blank" });
+  // The app's window size (tauri.conf.json), so both paint the same area.
+  await webdriver(driver, "POST", `/session/${blank.sessionId}/window/rect`, { width: 1200, height: 800 });
+  await sleep(2000);
+  blankPage = treeRssMb("MiniBrowser");
+  await webdriver(driver, "DELETE", `/session/${blank.sessionId}`);
+  console.log(`WebKitGTK's blank page (MiniBrowser): RSS ${blankPage.rss.toFixed(0)} MB, PSS ${blankPage.pss.toFixed(0)} MB`);
+}
+
 const launched = Date.now();
 const session = await webdriver(driver, "POST", "/session", {
   capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: appBinary, args: [] } } },
@@ -203,37 +249,12 @@ const page = await script(`const n = performance.getEntriesByType("navigation")[
 const coldStart = Math.round(page.interactiveAt - launched);
 console.log(`app interactive ${coldStart} ms after launch (the page's clock started ${Math.round(page.navigationAt - launched)} ms after launch; its DOM loaded ${Math.round(page.domContentLoaded)} ms and the composer was on screen ${Math.round(page.interactiveAt - page.navigationAt)} ms later)`);
 
-/** Resident memory (MB) of the app and every process under it (the WebKit processes). */
-function treeRssMb() {
-  const procs = new Map();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = readFileSync(`/proc/${name}/status`, "utf8");
-      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      let pss = rss;
-      try { pss = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/smaps_rollup`, "utf8"))?.[1] ?? rss); } catch { /* no smaps */ }
-      procs.set(Number(name), { ppid, rss, pss, cmd });
-    } catch { /* gone */ }
-  }
-  const roots = [...procs].filter(([, p]) => p.cmd.includes("asterism-app")).map(([pid]) => pid);
-  const tree = new Set(roots);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.ppid)) { tree.add(pid); grew = true; }
-  }
-  if (process.env.E2E_VERBOSE) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.pss, procs.get(pid)?.cmd.split("\0")[0]);
-  const sum = (key) => [...tree].reduce((total, pid) => total + (procs.get(pid)?.[key] ?? 0), 0) / 1024;
-  return { rss: sum("rss"), pss: sum("pss") };
-}
 await sleep(2000);
-const idleMemory = treeRssMb();
+const idleMemory = treeRssMb(appBinary.split("/").pop());
 // RSS counts the shared libraries (WebKit, GTK, Mesa's LLVM) once per process; PSS
 // shares them out, so its sum is the memory the tree really holds.
-console.log(`idle memory of the app's process tree: RSS ${idleMemory.rss.toFixed(0)} MB, PSS ${idleMemory.pss.toFixed(0)} MB`);
+console.log(`idle memory of the app's process tree: RSS ${idleMemory.rss.toFixed(0)} MB, PSS ${idleMemory.pss.toFixed(0)} MB`
+  + (blankPage ? `; over WebKitGTK's blank page: +${(idleMemory.pss - blankPage.pss).toFixed(0)} MB PSS` : ""));
 
 let liveItems = [];
 await scenario("ask 'Where is NGC 4258?': tool call, result with coordinates, streamed answer", async () => {
@@ -613,7 +634,7 @@ const sorted = [...replayTimes].sort((a, b) => a - b);
 const replayMs = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
 if (sorted.length > 1) console.log(`10,000-event replay over ${sorted.length} rounds: median ${replayMs.toFixed(0)} ms, ${sorted[0].toFixed(0)}–${sorted[sorted.length - 1].toFixed(0)} ms`);
 
-console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleMemory.rss), idlePssMb: Math.round(idleMemory.pss), replay10kMs: replayMs && Math.round(replayMs) }));
+console.log(JSON.stringify({ coldStartMs: coldStart, idleRssMb: Math.round(idleMemory.rss), idlePssMb: Math.round(idleMemory.pss), idlePssOverBlankMb: blankPage && Math.round(idleMemory.pss - blankPage.pss), replay10kMs: replayMs && Math.round(replayMs) }));
 
 try { await wd("DELETE", ""); } catch { /* the app may already be gone */ }
 cleanup();

@@ -1,10 +1,10 @@
 import { useTranslation } from "react-i18next";
 import { type ResearchAgent, useResearchAgent } from "../agent/useResearchAgent";
 import { AskUserQuestionCard } from "./AskUserQuestionCard";
-import { ConfigNotice } from "./ConfigNotice";
 import { PermissionCard } from "./PermissionCard";
 import { QuestionBox } from "./QuestionBox";
 import { SessionList } from "./SessionList";
+import { SetupView } from "./SetupView";
 import { Timeline } from "./Timeline";
 import { LinksProvider } from "../links/Links";
 
@@ -72,7 +72,9 @@ export function ResearchAgentView({ agent, onOpenSettings }: Props) {
           )}
         </header>
 
-        {status && !status.modelConfigured && <ConfigNotice dataDir={status.dataDir} onOpenSettings={onOpenSettings} />}
+        {status && !status.modelConfigured && (
+          <SetupView dataDir={status.dataDir} onOpenSettings={onOpenSettings} onSaved={() => void agent.refreshStatus()} />
+        )}
 
         <Timeline items={agent.items} before={agent.before} running={running} />
 

@@ -138,3 +138,18 @@ export const PlayIcon = (props: IconProps) => (
     <path d="M7 5v14l11-7Z" fill="currentColor" />
   </Icon>
 );
+
+/** A tick (an endpoint that works). */
+export const CheckIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M5 12.5l4.5 4.5L19 7.5" />
+  </Icon>
+);
+
+/** A triangle with an exclamation mark (a problem to look at). */
+export const AlertIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M12 3.5 21.5 20h-19Z" />
+    <path d="M12 10v4.5M12 17.2v.3" />
+  </Icon>
+);

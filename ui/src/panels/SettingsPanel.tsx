@@ -4,15 +4,10 @@ import { commands, type LocalParts, type SettingField, type SettingsView } from 
 import { call, describeError, useToasts } from "../app/toasts";
 import { LANGUAGES, setLanguage, type Language } from "../i18n";
 import { type Theme } from "../app/theme";
+import { PRESETS, presetOf } from "../app/presets";
+import { AboutSection, PartsList } from "./AboutSection";
 
-/** Endpoint presets: base URL, a default model, whether thinking applies. */
-export const PRESETS = [
-  { id: "dashscope", label: "DashScope / Qwen", baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1", model: "qwen3-max", thinking: true },
-  { id: "deepseek", label: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", model: "deepseek-chat", thinking: false },
-  { id: "openai", label: "OpenAI", baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", thinking: false },
-  { id: "ollama", label: "Ollama", baseUrl: "http://localhost:11434/v1", model: "qwen3:8b", thinking: false },
-  { id: "custom", label: "Custom", baseUrl: "", model: "", thinking: false },
-] as const;
+export { PRESETS };
 
 const MAIN = ["LLM_BASE_URL", "LLM_MODEL", "FALLBACK_MODEL", "LLM_API_KEY", "ENABLE_THINKING", "ADS_API_TOKEN", "EMBEDDINGS", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "ASTERISM_MAX_STEPS", "MEMORY_EXTRACTION"];
 /** The agent's workspace folder: chosen in a native folder dialog only, never typed. */
@@ -59,7 +54,7 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
     if (!preset || preset.id === "custom") return;
     setValues({ ...values, LLM_BASE_URL: preset.baseUrl, LLM_MODEL: preset.model, ENABLE_THINKING: String(preset.thinking) });
   };
-  const preset = PRESETS.find((p) => p.id !== "custom" && p.baseUrl === values.LLM_BASE_URL)?.id ?? "custom";
+  const preset = presetOf(values.LLM_BASE_URL ?? "").id;
 
   const submit = async () => {
     setSaving(true);
@@ -154,20 +149,7 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
         <h1>{t("settings.title")}</h1>
         <span className="muted">{view.dataDir}</span>
       </header>
-      {parts && (
-        <dl className="local-parts" data-testid="local-parts" aria-label={t("settings.parts")}>
-          <dt>{t("settings.pdfEngine")}</dt>
-          <dd className={parts.pdfFallback ? "warn" : undefined} data-testid="part-pdf">
-            {parts.pdfFallback && <strong>{t("settings.fallback")} </strong>}
-            {parts.pdfEngine}
-          </dd>
-          <dt>{t("settings.embeddings")}</dt>
-          <dd className={parts.embeddingsFallback ? "warn" : undefined} data-testid="part-embeddings">
-            {parts.embeddingsFallback && <strong>{t("settings.fallback")} </strong>}
-            {parts.embeddings}
-          </dd>
-        </dl>
-      )}
+      {parts && <PartsList parts={parts} testIdPrefix="part" />}
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -258,6 +240,7 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
         </div>
         <p className="muted">{t("shortcuts.list")}</p>
       </fieldset>
+      <AboutSection />
     </section>
   );
 }

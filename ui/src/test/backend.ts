@@ -2,12 +2,15 @@ import { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { act } from "@testing-library/react";
 import type {
+  About,
   AgentEvent,
   AppError,
   AppStatus,
   AuditEntry,
+  EndpointCheck,
   ImportEvent,
   LibraryPaper,
+  LocalServer,
   MetricEntry,
   PassageResults,
   Note,
@@ -67,6 +70,14 @@ export type BackendOptions = {
   importEvents?: ImportEvent[];
   /** What `library_search` answers (default: nothing found). */
   passages?: PassageResults;
+  /** The model servers `setup_local_servers` finds (default: none). */
+  localServers?: LocalServer[];
+  /** Replaces `setup_check`'s answer (default: it answers and lists no models); throw an AppError to fail it. */
+  setupCheck?: (args: Record<string, unknown>) => EndpointCheck;
+  /** What `about` answers (default: `ABOUT`). */
+  about?: About;
+  /** The licence texts `license_text` answers, by id (default: `LICENSES`). */
+  licenses?: Record<string, string>;
 };
 
 /** The public sites, as `app_status` reports them by default. */
@@ -77,11 +88,33 @@ export const LINK_BASES = {
   simbad: "https://simbad.cds.unistra.fr/simbad",
 };
 
+/** `about`'s default answer: a part, a crate and an npm package, with their licence texts. */
+export const ABOUT: About = {
+  version: "0.1.0",
+  parts: { pdfEngine: "pdfium (/opt/asterism/libpdfium.so)", pdfFallback: false, embeddings: "local:all-MiniLM-L6-v2-int8 (/opt/asterism/minilm)", embeddingsFallback: false },
+  noticesPath: "/opt/asterism/licenses.json",
+  noticesProblem: null,
+  components: [
+    { kind: "part", name: "pdfium", version: "7350", license: "BSD-3-Clause", url: "https://pdfium.googlesource.com/pdfium", texts: ["pdfium-license"] },
+    { kind: "crate", name: "serde", version: "1.0.228", license: "MIT OR Apache-2.0", url: "https://github.com/serde-rs/serde", texts: ["mit-serde", "apache-2.0"] },
+    { kind: "crate", name: "tokio", version: "1.48.0", license: "MIT", url: "https://tokio.rs", texts: ["mit-tokio"] },
+    { kind: "npm", name: "react", version: "19.3.1", license: "MIT", url: "https://react.dev", texts: ["mit-react"] },
+  ],
+};
+
+export const LICENSES: Record<string, string> = {
+  "pdfium-license": "Copyright 2014 The PDFium Authors\nRedistribution and use in source and binary forms…",
+  "mit-serde": "MIT License\nCopyright (c) 2014 Erick Tryzelaar and David Tolnay",
+  "apache-2.0": "Apache License\nVersion 2.0, January 2004",
+  "mit-tokio": "MIT License\nCopyright (c) Tokio Contributors",
+  "mit-react": "MIT License\nCopyright (c) Meta Platforms, Inc. and affiliates.",
+};
+
 /** A fake backend over `mockIPC`: records every call and exposes the live channels. */
 export function mockBackend(options: BackendOptions = {}) {
   const calls: Call[] = [];
   const feeds: ChannelFeed[] = [];
-  const status: AppStatus = {
+  let status: AppStatus = {
     model: "test-model",
     modelConfigured: true,
     thinkingSupported: true,
@@ -191,6 +224,9 @@ export function mockBackend(options: BackendOptions = {}) {
           const values = args.values as { name: string; value: string }[];
           const workspace = values.find((value) => value.name === "ASTERISM_WORKSPACE");
           if (workspace?.value) throw { kind: "invalidInput", message: "The workspace folder is chosen in a folder dialog" } satisfies AppError;
+          // As in the app, a saved model configures one (a new object: the UI keeps the old).
+          const model = values.find((value) => value.name === "LLM_MODEL")?.value;
+          if (model) status = { ...status, model, modelConfigured: true };
           return workspace ? { ...options.settings, workspace: null } : options.settings;
         }
         case "settings_choose_workspace": {
@@ -199,6 +235,18 @@ export function mockBackend(options: BackendOptions = {}) {
           if (folder === undefined) return null;
           if (folder === "/") throw { kind: "invalidInput", message: "Not saved: the root of the filesystem cannot be the workspace." } satisfies AppError;
           return { ...options.settings, workspace: folder };
+        }
+        case "setup_local_servers":
+          return options.localServers ?? [];
+        case "setup_check":
+          if (options.setupCheck) return options.setupCheck(args);
+          return { url: args.baseUrl as string, ok: true, verdict: "answers (HTTP 200, 12 ms)", models: [] } satisfies EndpointCheck;
+        case "about":
+          return options.about ?? ABOUT;
+        case "license_text": {
+          const text = (options.licenses ?? LICENSES)[args.id as string];
+          if (text === undefined) throw { kind: "notFound", message: `no licence text ${String(args.id)}` } satisfies AppError;
+          return text;
         }
         default:
           throw new Error(`unexpected command ${cmd}`);
