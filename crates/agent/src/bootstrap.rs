@@ -107,6 +107,7 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
         workspace: settings.workspace.clone(),
         scrubber: settings.scrubber(),
         shell_network: settings.shell_network,
+        mcp: crate::mcp::McpHub::load(&settings.data_dir),
     }))
 }
 

@@ -12,6 +12,7 @@ pub mod executor;
 mod history;
 pub mod hooks;
 pub mod lease;
+pub mod mcp;
 pub mod memory;
 pub mod permissions;
 pub mod persist;

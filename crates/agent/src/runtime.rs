@@ -173,6 +173,23 @@ impl AgentRuntime {
         &self.registry
     }
 
+    /// The run's tools: the registry's, and those of the MCP servers (started on first
+    /// use); a server that cannot start is a notice, and the run goes on without it.
+    async fn registry_with_mcp(&self, run: &Run<'_>) -> Arc<ToolRegistry> {
+        if self.services.mcp.is_empty() {
+            return self.registry.clone();
+        }
+        let (tools, notices) = self.services.mcp.tools().await;
+        for notice in notices {
+            self.notice(run, 0, "mcp", notice);
+        }
+        let mut registry = (*self.registry).clone();
+        for tool in tools {
+            registry.add_tool(tool);
+        }
+        Arc::new(registry)
+    }
+
     pub fn broker(&self) -> &Arc<PermissionBroker> {
         &self.broker
     }
@@ -426,8 +443,9 @@ impl AgentRuntime {
             names: Arc::default(),
             counter: Arc::default(),
         };
+        let registry = self.registry_with_mcp(run).await;
         let shared = Arc::new(ExecutorShared {
-            registry: self.registry.clone(),
+            registry,
             config: self.config.clone(),
             permissions: permissions.clone(),
             broker: self.broker.clone(),

@@ -37,6 +37,8 @@ pub struct Services {
     pub scrubber: crate::security::Scrubber,
     /// Whether `run_bash` may open network connections (`SHELL_NETWORK`).
     pub shell_network: bool,
+    /// The MCP servers of `{data_dir}/mcp.json`, whose tools join each run.
+    pub mcp: crate::mcp::McpHub,
 }
 
 impl Services {

@@ -2,6 +2,7 @@
 
 mod doctor;
 mod library;
+mod mcp;
 mod memories;
 mod papers;
 mod permissions;
@@ -90,6 +91,11 @@ enum Command {
     Papers {
         #[command(subcommand)]
         command: papers::PapersCommand,
+    },
+    /// MCP servers whose tools the agent may use (`{data dir}/mcp.json`).
+    Mcp {
+        #[command(subcommand)]
+        command: mcp::McpCommand,
     },
     /// What the agent remembers across sessions.
     Memories {
@@ -224,6 +230,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Permissions { command } => permissions::run(&settings, command).await,
         Command::Papers { command } => papers::run(&settings, command).await,
         Command::Memories { command } => memories::run(&settings, command).await,
+        Command::Mcp { command } => mcp::run(&settings, command).await,
         Command::Skills { command } => skills::run(&settings, command),
         Command::Library { command } => library::run(&settings, command).await,
         Command::Rag {

@@ -7,6 +7,7 @@ mod suite {
     mod common;
     mod doctor;
     mod library_cli;
+    mod mcp;
     mod papers;
     mod robust;
     mod security;

@@ -6,8 +6,12 @@
 //! - [`FixtureServer`]: serves recorded ADS, arXiv and Sesame responses from
 //!   `fixtures/` (see its MANIFEST.md for where each file comes from).
 //! - [`serve_sse_body`]: serves one recorded SSE body, for client tests.
+//! - [`mcp_server`]: a real MCP server ([`AstroMcp`], built on `rmcp`) with a tiny
+//!   catalogue, over stdio (the `asterism-mcp-server` binary) or streamable HTTP
+//!   ([`start_http_mcp_server`]).
 
 mod fixtures;
+pub mod mcp_server;
 mod mock_llm;
 pub mod pdf;
 mod script;
@@ -17,6 +21,7 @@ pub use fixtures::{
     FixtureServer, Route, RouteResponse, ads_routes, all_routes, arxiv_routes, crossref_routes,
     fixture_path, fixtures_dir, sesame_routes, sse_from_chunks_jsonl,
 };
+pub use mcp_server::{AstroMcp, CallLog, McpHttpServer, start_http_mcp_server};
 pub use mock_llm::{MockLlm, RecordedRequest, bag_of_words_embedding};
 pub use script::{Fault, Script, ScriptedToolCall, Turn};
 pub use server::{LoopbackServer, serve_sse_body};

@@ -168,6 +168,7 @@ impl Harness {
             workspace: setup.workspace,
             scrubber: asterism_agent::security::Scrubber::new(setup.secrets.clone()),
             shell_network: false,
+            mcp: Default::default(),
         });
         let key = setup.model_key.unwrap_or_else(|| "test-key".into());
         let mut model_config = OpenAiConfig::new(mock.base_url(), Some(key), "scripted-model");
