@@ -54,6 +54,8 @@ pub enum Phrase {
     SaveAndSend,
     OpenLinkTitle,
     OpenLink,
+    ConfirmMcpTitle,
+    AddServer,
     Cancel,
 }
 
@@ -90,6 +92,10 @@ impl Phrase {
             (OpenLinkTitle, Zh) => "在浏览器中打开此链接？",
             (OpenLink, En) => "Open",
             (OpenLink, Zh) => "打开",
+            (ConfirmMcpTitle, En) => "Let the agent use this MCP server?",
+            (ConfirmMcpTitle, Zh) => "允许助手使用此 MCP 服务器？",
+            (AddServer, En) => "Add",
+            (AddServer, Zh) => "添加",
             (Cancel, En) => "Cancel",
             (Cancel, Zh) => "取消",
         }

@@ -8,6 +8,7 @@ mod dialogs;
 mod error;
 mod library;
 mod links;
+mod mcp;
 mod sessions;
 mod settings;
 mod setup;
@@ -60,6 +61,10 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         setup::setup_local_servers,
         about::about,
         about::license_text,
+        mcp::mcp_servers,
+        mcp::mcp_add,
+        mcp::mcp_remove,
+        mcp::mcp_set_enabled,
     ])
 }
 

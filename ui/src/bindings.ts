@@ -135,6 +135,15 @@ export const commands = {
 	about: () => typedError<About_Serialize, AppError>(__TAURI_INVOKE("about")),
 	/**  One licence text of the notices, by id. */
 	licenseText: (id: string) => typedError<string, AppError>(__TAURI_INVOKE("license_text", { id })),
+	/**  Every configured server, started if enabled, with its state and tools. */
+	mcpServers: () => typedError<McpView_Serialize, AppError>(__TAURI_INVOKE("mcp_servers")),
+	/**
+	 *  Adds (or replaces) a server: a program and its arguments, or a URL; asked natively
+	 *  first.
+	 */
+	mcpAdd: (name: string, command: string | null, args: string[], url: string | null) => typedError<McpView_Serialize, AppError>(__TAURI_INVOKE("mcp_add", { name, command, args, url })),
+	mcpRemove: (name: string) => typedError<McpView_Serialize, AppError>(__TAURI_INVOKE("mcp_remove", { name })),
+	mcpSetEnabled: (name: string, enabled: boolean) => typedError<McpView_Serialize, AppError>(__TAURI_INVOKE("mcp_set_enabled", { name, enabled })),
 };
 
 /* Types */
@@ -673,6 +682,54 @@ export type LocalServer = {
 export type Mark = {
 	start: number,
 	end: number,
+};
+
+export type McpServerView = McpServerView_Serialize | McpServerView_Deserialize;
+
+export type McpServerView_Deserialize = {
+	name: string,
+	/**  The command line or the URL. */
+	endpoint: string,
+	enabled: boolean,
+	/**  `idle`, `running`, `failed` or `disabled`. */
+	state: string,
+	/**  Why it failed. */
+	why?: string | null,
+	tools: McpToolView[],
+};
+
+export type McpServerView_Serialize = {
+	name: string,
+	/**  The command line or the URL. */
+	endpoint: string,
+	enabled: boolean,
+	/**  `idle`, `running`, `failed` or `disabled`. */
+	state: string,
+	/**  Why it failed. */
+	why: string | null,
+	tools: McpToolView[],
+};
+
+export type McpToolView = {
+	/**  As the agent calls it: `mcp__NAME__TOOL`. */
+	name: string,
+	description: string,
+};
+
+export type McpView = McpView_Serialize | McpView_Deserialize;
+
+export type McpView_Deserialize = {
+	servers: McpServerView_Deserialize[],
+	/**  Why `mcp.json` could not be read. */
+	problem?: string | null,
+	configPath: string,
+};
+
+export type McpView_Serialize = {
+	servers: McpServerView_Serialize[],
+	/**  Why `mcp.json` could not be read. */
+	problem: string | null,
+	configPath: string,
 };
 
 /**  One measurement of a session: a model call or a tool call. */
