@@ -92,7 +92,8 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
         &settings.data_dir,
         embedder,
     )
-    .with_crossref(Some(crossref));
+    .with_crossref(Some(crossref))
+    .with_targets(Some(targets.clone()));
     Ok(Arc::new(Services {
         store,
         targets,

@@ -89,6 +89,22 @@ pub enum LibraryCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The objects your papers are about (from their keywords, titles and abstracts,
+    /// resolved through Sesame), with coordinates and paper counts.
+    Objects {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Papers about objects within a radius of NAME (resolved through Sesame), e.g.
+    /// `library near "NGC 4258" --radius 30arcmin`.
+    Near {
+        name: String,
+        /// 30arcmin, 90arcsec, 0.5deg (a bare number is arcminutes).
+        #[arg(long, default_value = "30arcmin")]
+        radius: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// BibTeX for the whole library or one collection.
     ExportBib {
         #[arg(long)]
@@ -655,6 +671,8 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
             Ok(ExitCode::SUCCESS)
         }
         LibraryCommand::Identify { id, json } => identify(&services, id.as_deref(), json).await,
+        LibraryCommand::Objects { json } => objects(&services, json).await,
+        LibraryCommand::Near { name, radius, json } => near(&services, &name, &radius, json).await,
         LibraryCommand::ExportBib { collection, out } => {
             let (text, entries, notes) = services.library.bibtex(collection).await?;
             match out {
@@ -675,6 +693,91 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
 
 /// `asterism library identify [ID]`: one line per paper (and one per changed field),
 /// a count on stderr; `--json`: the outcomes.
+/// `library objects`: each object, where it is, and how many papers are about it.
+async fn objects(services: &Services, json: bool) -> anyhow::Result<ExitCode> {
+    let objects = services.library.objects().await?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"objects": objects}))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if objects.is_empty() {
+        println!("no objects yet: they are found when papers are imported or downloaded");
+    }
+    for object in &objects {
+        println!(
+            "{:<24} {:<28} {:>3} paper{}",
+            object.name,
+            position(
+                object.ra_deg,
+                object.dec_deg,
+                object.resolved_name.as_deref()
+            ),
+            object.papers.len(),
+            if object.papers.len() == 1 { "" } else { "s" }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn position(ra: Option<f64>, dec: Option<f64>, resolved: Option<&str>) -> String {
+    match (ra, dec) {
+        (Some(ra), Some(dec)) => format!(
+            "{ra:>9.4} {dec:>+8.4}{}",
+            resolved
+                .map(|name| format!(" ({name})"))
+                .unwrap_or_default()
+        ),
+        _ => "not resolved yet".into(),
+    }
+}
+
+/// `library near NAME --radius R`: papers about objects within R of NAME.
+async fn near(
+    services: &Services,
+    name: &str,
+    radius: &str,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let radius =
+        asterism_library::library::objects::parse_radius(radius).map_err(anyhow::Error::msg)?;
+    let found = services
+        .library
+        .objects_near(name, radius)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "within {radius} arcmin of {} ({:.4} {:+.4}): {} object{}",
+        found.center.name,
+        found.center.ra_deg,
+        found.center.dec_deg,
+        found.objects.len(),
+        if found.objects.len() == 1 { "" } else { "s" }
+    );
+    for nearby in &found.objects {
+        println!(
+            "{}  {:.1} arcmin",
+            nearby.object.name, nearby.separation_arcmin
+        );
+        for paper in &nearby.object.papers {
+            println!(
+                "    {}  {} {}: {}",
+                paper.id,
+                paper.first_author.as_deref().unwrap_or("?"),
+                paper.year.map(|y| y.to_string()).unwrap_or_default(),
+                paper.title
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn identify(services: &Services, id: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
     let paper_id = match id {
         Some(id) => Some(local_or_fail(services, id).await?),

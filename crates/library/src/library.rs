@@ -8,6 +8,7 @@ pub mod import;
 pub mod indexer;
 pub mod local;
 pub mod metadata;
+pub mod objects;
 pub mod search;
 pub mod snippet;
 pub mod vectors;
@@ -39,6 +40,8 @@ pub struct Library {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// `None`: papers are not looked up on Crossref.
     pub crossref: Option<crate::sources::crossref::CrossrefClient>,
+    /// Resolves the names of the objects papers are about; `None`: they stay unresolved.
+    pub targets: Option<crate::targets::TargetService>,
     pub tuning: Tuning,
 }
 
@@ -67,6 +70,7 @@ impl Library {
             index: Arc::new(VectorIndex::persisted_at(&data_dir.join("vectors.usearch"))),
             embedder,
             crossref: None,
+            targets: None,
             tuning: Tuning::default(),
         }
     }
@@ -74,6 +78,11 @@ impl Library {
     /// The same library looking papers up on Crossref too.
     pub fn with_crossref(self, crossref: Option<crate::sources::crossref::CrossrefClient>) -> Self {
         Self { crossref, ..self }
+    }
+
+    /// The same library resolving object names through `targets`.
+    pub fn with_targets(self, targets: Option<crate::targets::TargetService>) -> Self {
+        Self { targets, ..self }
     }
 
     fn importer(&self, online: bool) -> Importer {
@@ -94,7 +103,15 @@ impl Library {
         online: bool,
         progress: import::ImportProgress<'_>,
     ) -> Vec<ImportItem> {
-        self.importer(online).import(paths, progress).await
+        let items = self.importer(online).import(paths, progress).await;
+        for item in &items {
+            if let ImportOutcome::Imported { paper_id, .. } = &item.outcome {
+                if let Err(error) = self.link_objects(paper_id).await {
+                    tracing::warn!(%error, %paper_id, "could not link the paper's objects");
+                }
+            }
+        }
+        items
     }
 
     /// The library id of a paper named by library id, bibcode, arXiv id, DOI or the name

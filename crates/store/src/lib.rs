@@ -10,6 +10,7 @@ mod memories;
 mod messages;
 mod metrics;
 mod migrate;
+mod objects;
 mod papers;
 mod permissions;
 mod sessions;
@@ -33,6 +34,7 @@ pub use library::{
 pub use memories::MemoryRow;
 pub use messages::{MessageRole, NewMessage, StoredMessage};
 pub use metrics::MetricRow;
+pub use objects::{LinkedObject, ObjectLink};
 pub use papers::{PaperFile, PaperText};
 pub use sessions::SessionRow;
 pub use targets::CachedTarget;

@@ -45,6 +45,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "paper_metadata_source",
         include_str!("../../../migrations/0009_paper_metadata_source.sql"),
     ),
+    (
+        10,
+        "paper_objects",
+        include_str!("../../../migrations/0010_paper_objects.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -154,6 +154,26 @@ pub fn sesame_routes() -> Vec<Route> {
         .with_query("NGC 3642"),
         Route::new(
             "/SNV",
+            RouteResponse::file(text, "sesame/ngc4248_oI_Si_written.txt"),
+        )
+        .with_query("NGC 4248"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(text, "sesame/ugc7356_oI_Si_written.txt"),
+        )
+        .with_query("UGC 7356"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(text, "sesame/m87_oI_Si_written.txt"),
+        )
+        .with_query("M 87"),
+        Route::new(
+            "/SNV",
+            RouteResponse::file(text, "sesame/kepler-1627_oI_Si_written.txt"),
+        )
+        .with_query("Kepler-1627"),
+        Route::new(
+            "/SNV",
             RouteResponse::file(
                 text,
                 "sesame/castor_oI_SNV_2013_ned_vizier_not_found_astropy.txt",

@@ -6,6 +6,7 @@ import { LANGUAGES, setLanguage, type Language } from "../i18n";
 import { type Theme } from "../app/theme";
 import { PRESETS, presetOf } from "../app/presets";
 import { AboutSection, PartsList } from "./AboutSection";
+import { McpSection } from "./McpSection";
 
 export { PRESETS };
 
@@ -240,6 +241,7 @@ export function SettingsPanel({ theme, onTheme, onSaved }: Props) {
         </div>
         <p className="muted">{t("shortcuts.list")}</p>
       </fieldset>
+      <McpSection />
       <AboutSection />
     </section>
   );

@@ -11,6 +11,8 @@ import type {
   ImportEvent,
   LibraryPaper,
   LocalServer,
+  McpServerView_Serialize,
+  McpView_Serialize,
   MetricEntry,
   PassageResults,
   Note,
@@ -60,7 +62,10 @@ export type BackendOptions = {
    * webview never calls the dialog plugin itself.
    */
   dialog?: string[] | null;
-  /** What the native message box asks before `library_import_paths` answers (default: yes). */
+  /**
+   * What the native message box asks before `library_import_paths` and `mcp_add` answer
+   * (default: yes); declined, `mcp_add` fails with "NAME was not added." as the app does.
+   */
   confirm?: boolean;
   /** Replaces `settings_save`'s answer; throw an AppError to fail the command (e.g. a declined key question). */
   settingsSave?: (args: Record<string, unknown>) => SettingsView;
@@ -78,7 +83,15 @@ export type BackendOptions = {
   about?: About;
   /** The licence texts `license_text` answers, by id (default: `LICENSES`). */
   licenses?: Record<string, string>;
+  /**
+   * The MCP servers `mcp_servers` starts with (default: none, no problem, `MCP_CONFIG_PATH`).
+   * `mcp_add`, `mcp_remove` and `mcp_set_enabled` change them as the app does: an added
+   * server runs with no tools, a disabled one has none, an enabled one runs with its first ones.
+   */
+  mcp?: McpView_Serialize;
 };
+
+export const MCP_CONFIG_PATH = "/home/astro/.local/share/asterism/mcp.json";
 
 /** The public sites, as `app_status` reports them by default. */
 export const LINK_BASES = {
@@ -124,6 +137,15 @@ export function mockBackend(options: BackendOptions = {}) {
     adsQuotaLow: false,
     parts: { pdfEngine: "pdfium (/opt/asterism/libpdfium.so)", pdfFallback: false, embeddings: "local:all-MiniLM-L6-v2-int8 (/opt/asterism/minilm)", embeddingsFallback: false },
     ...options.status,
+  };
+
+  let mcp: McpView_Serialize = options.mcp ?? { servers: [], problem: null, configPath: MCP_CONFIG_PATH };
+  const mcpTools = new Map(mcp.servers.map((server) => [server.name, server.tools]));
+  const mcpView = () => structuredClone(mcp);
+  const mcpServer = (name: string) => {
+    const server = mcp.servers.find((s) => s.name === name);
+    if (!server) throw { kind: "invalidInput", message: `no MCP server named ${name}` } satisfies AppError;
+    return server;
   };
 
   // Commands whose answer waits for a promise (`delay`), once each.
@@ -247,6 +269,33 @@ export function mockBackend(options: BackendOptions = {}) {
           const text = (options.licenses ?? LICENSES)[args.id as string];
           if (text === undefined) throw { kind: "notFound", message: `no licence text ${String(args.id)}` } satisfies AppError;
           return text;
+        }
+        case "mcp_servers":
+          return mcpView();
+        case "mcp_add": {
+          const name = args.name as string;
+          if (!(options.confirm ?? true)) throw { kind: "invalidInput", message: `${name} was not added.` } satisfies AppError;
+          const command = args.command as string | null;
+          const endpoint = command ? [command, ...(args.args as string[])].join(" ") : (args.url as string);
+          const server: McpServerView_Serialize = { name, endpoint, enabled: true, state: "running", why: null, tools: [] };
+          mcpTools.set(name, []);
+          const servers = mcp.servers.filter((s) => s.name !== name);
+          mcp = { ...mcp, servers: [...servers, server].sort((a, b) => a.name.localeCompare(b.name)) };
+          return mcpView();
+        }
+        case "mcp_remove":
+          mcpServer(args.name as string);
+          mcp = { ...mcp, servers: mcp.servers.filter((s) => s.name !== args.name) };
+          return mcpView();
+        case "mcp_set_enabled": {
+          const name = args.name as string;
+          const enabled = args.enabled as boolean;
+          const server = mcpServer(name);
+          const next: McpServerView_Serialize = enabled
+            ? { ...server, enabled, state: "running", why: null, tools: mcpTools.get(name) ?? [] }
+            : { ...server, enabled, state: "disabled", why: null, tools: [] };
+          mcp = { ...mcp, servers: mcp.servers.map((s) => (s.name === name ? next : s)) };
+          return mcpView();
         }
         default:
           throw new Error(`unexpected command ${cmd}`);

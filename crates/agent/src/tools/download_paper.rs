@@ -52,6 +52,9 @@ impl DownloadPaperTool {
         };
         match context.services.downloader.download(&paper, &report).await {
             Ok(done) => {
+                if let Err(error) = context.services.library.link_objects(&done.paper_id).await {
+                    tracing::warn!(%error, "could not link the paper's objects");
+                }
                 let text = if done.already_present {
                     format!(
                         "Already in the library: {} ({} bytes).",

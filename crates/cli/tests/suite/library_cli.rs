@@ -382,3 +382,125 @@ async fn identify_finds_a_local_only_paper_on_crossref_and_prints_what_changed()
         "{bib}"
     );
 }
+
+/// A one-page paper with this title and abstract.
+fn paper_pdf(title: &str, abstract_lines: &[&str]) -> Vec<u8> {
+    let mut lines = vec!["A. Astronomer 1", "1 Observatory, Somewhere", "Abstract"];
+    lines.extend_from_slice(abstract_lines);
+    lines.push("1. Introduction");
+    let body = asterism_testkit::pdf::text_page(&lines).replace("72 720 Td", "72 680 Td");
+    let title = format!("BT /F1 20 Tf 72 730 Td ({title}) Tj ET ");
+    asterism_testkit::pdf::build_pdf(&[format!("{title}{body}")], false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn objects_are_found_in_imported_papers_and_a_cone_search_finds_their_papers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = asterism_testkit::FixtureServer::start(asterism_testkit::sesame_routes())
+        .await
+        .unwrap();
+    let folder = dir.path().join("pdfs");
+    std::fs::create_dir_all(&folder).unwrap();
+    let papers = [
+        (
+            "masers.pdf",
+            "Water masers in NGC 4258",
+            &["The maser disk of NGC 4258 gives a geometric distance."][..],
+        ),
+        (
+            "companion.pdf",
+            "The dwarf companion NGC 4248",
+            &["NGC 4248 is 14 arcmin from its large neighbour."][..],
+        ),
+        (
+            "jet.pdf",
+            "The jet of M87 at high resolution",
+            &["We image the jet of M 87 with the EHT."][..],
+        ),
+        (
+            "field.pdf",
+            "Galaxies around UGC 7356",
+            &["UGC 7356 and its faint satellites."][..],
+        ),
+    ];
+    for (file, title, abstract_lines) in papers {
+        std::fs::write(folder.join(file), paper_pdf(title, abstract_lines)).unwrap();
+    }
+    let sesame = format!("{}/cgi-bin/nph-sesame", server.url());
+    let home = dir.path().to_path_buf();
+    let run = move |args: &[&str]| {
+        asterism(&home)
+            .args(args)
+            .env("SESAME_URL", &sesame)
+            .output()
+            .unwrap()
+    };
+    let (imported, objects, near, near_json, far) = tokio::task::spawn_blocking(move || {
+        let imported = run(&["library", "import", "--offline", folder.to_str().unwrap()]);
+        let objects = run(&["library", "objects", "--json"]);
+        let near = run(&["library", "near", "NGC 4258", "--radius", "30arcmin"]);
+        let near_json = run(&[
+            "library", "near", "NGC 4258", "--radius", "0.25deg", "--json",
+        ]);
+        let far = run(&[
+            "library", "near", "NGC 4258", "--radius", "5arcmin", "--json",
+        ]);
+        (imported, objects, near, near_json, far)
+    })
+    .await
+    .unwrap();
+    assert!(imported.status.success(), "{imported:?}");
+
+    let objects: serde_json::Value = serde_json::from_slice(&objects.stdout).unwrap();
+    let objects = objects["objects"].as_array().unwrap();
+    let names: Vec<&str> = objects
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    for name in ["NGC 4258", "NGC 4248", "M 87", "UGC 7356"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let m87 = objects.iter().find(|o| o["name"] == "M 87").unwrap();
+    assert!(
+        (m87["raDeg"].as_f64().unwrap() - 187.7059).abs() < 1e-3,
+        "{m87}"
+    );
+    assert_eq!(
+        m87["papers"][0]["title"],
+        "The jet of M87 at high resolution"
+    );
+    assert_eq!(m87["papers"][0]["foundIn"], "title");
+
+    let text = String::from_utf8_lossy(&near.stdout);
+    assert!(near.status.success(), "{near:?}");
+    assert!(text.starts_with("within 30 arcmin of M 106"), "{text}");
+    assert!(text.contains("Water masers in NGC 4258"), "{text}");
+    assert!(text.contains("The dwarf companion NGC 4248"), "{text}");
+    assert!(text.contains("Galaxies around UGC 7356"), "{text}");
+    assert!(!text.contains("M87"), "M 87 is 35 degrees away: {text}");
+
+    let near: serde_json::Value = serde_json::from_slice(&near_json.stdout).unwrap();
+    let found: Vec<(&str, f64)> = near["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap(),
+                o["separationArcmin"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(found[0].0, "NGC 4258");
+    assert!(
+        found[0].1 < 0.1 && (found[2].1 - 14.4).abs() < 0.3,
+        "{found:?}"
+    );
+    let far: serde_json::Value = serde_json::from_slice(&far.stdout).unwrap();
+    assert_eq!(
+        far["objects"].as_array().unwrap().len(),
+        1,
+        "only NGC 4258 within 5′"
+    );
+}

@@ -250,6 +250,9 @@ impl crate::library::Library {
         let mut outcomes = Vec::with_capacity(ids.len());
         for id in ids {
             if let Some(outcome) = self.identify_one(&id).await? {
+                if outcome.status == "identified" {
+                    self.link_objects(&id).await?;
+                }
                 outcomes.push(outcome);
             }
         }
