@@ -45,6 +45,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         library::library_collections,
         library::library_collect,
         library::library_search,
+        library::library_objects,
+        library::library_objects_near,
         library::library_export_bib,
         library::note_add,
         library::notes_list,

@@ -690,3 +690,35 @@ mod tests {
         );
     }
 }
+
+/// The objects the library's papers are about, with coordinates and papers.
+#[tauri::command]
+#[specta::specta]
+pub async fn library_objects(
+    state: State<'_, AppState>,
+) -> Result<Vec<asterism_library::library::objects::LibraryObject>, AppError> {
+    Ok(state.engine().services.library.objects().await?)
+}
+
+/// Papers about objects within `radius_arcmin` of `name` (resolved through Sesame).
+#[tauri::command]
+#[specta::specta]
+pub async fn library_objects_near(
+    state: State<'_, AppState>,
+    name: String,
+    radius_arcmin: f64,
+) -> Result<asterism_library::library::objects::NearbyObjects, AppError> {
+    if !(radius_arcmin > 0.0 && radius_arcmin <= 600.0) {
+        return Err(AppError::new(
+            AppErrorKind::InvalidInput,
+            "the radius is above 0 and at most 600 arcmin",
+        ));
+    }
+    state
+        .engine()
+        .services
+        .library
+        .objects_near(&name, radius_arcmin)
+        .await
+        .map_err(|message| AppError::new(AppErrorKind::Service, message))
+}

@@ -79,6 +79,10 @@ export const commands = {
 	/**  Adds a paper to a collection (created on first use). */
 	libraryCollect: (paperId: string, collection: string) => typedError<null, AppError>(__TAURI_INVOKE("library_collect", { paperId, collection })),
 	librarySearch: (query: string, filter: PaperFilter_Deserialize, limit: number) => typedError<PassageResults_Serialize, AppError>(__TAURI_INVOKE("library_search", { query, filter, limit })),
+	/**  The objects the library's papers are about, with coordinates and papers. */
+	libraryObjects: () => typedError<LibraryObject_Serialize[], AppError>(__TAURI_INVOKE("library_objects")),
+	/**  Papers about objects within `radius_arcmin` of `name` (resolved through Sesame). */
+	libraryObjectsNear: (name: string, radiusArcmin: number | null) => typedError<NearbyObjects_Serialize, AppError>(__TAURI_INVOKE("library_objects_near", { name, radiusArcmin })),
 	/**
 	 *  Asks where to save (a native save dialog) and writes BibTeX for the whole library or
 	 *  one collection there; `None` when the user cancelled.
@@ -609,6 +613,33 @@ export type LibraryFile_Serialize = {
 	source: string,
 };
 
+/**  An object of the library: its name, where it is (when resolved) and its papers. */
+export type LibraryObject = LibraryObject_Serialize | LibraryObject_Deserialize;
+
+/**  An object of the library: its name, where it is (when resolved) and its papers. */
+export type LibraryObject_Deserialize = {
+	/**  As first written in a paper. */
+	name: string,
+	/**  Sesame's main identifier (e.g. `M 106` for "NGC 4258"), when resolved. */
+	resolvedName?: string | null,
+	raDeg?: number | null,
+	decDeg?: number | null,
+	objectType?: string | null,
+	papers: ObjectPaper_Deserialize[],
+};
+
+/**  An object of the library: its name, where it is (when resolved) and its papers. */
+export type LibraryObject_Serialize = {
+	/**  As first written in a paper. */
+	name: string,
+	/**  Sesame's main identifier (e.g. `M 106` for "NGC 4258"), when resolved. */
+	resolvedName: string | null,
+	raDeg: number | null,
+	decDeg: number | null,
+	objectType: string | null,
+	papers: ObjectPaper_Serialize[],
+};
+
 /**  A paper as the library lists it. */
 export type LibraryPaper = LibraryPaper_Serialize | LibraryPaper_Deserialize;
 
@@ -746,6 +777,38 @@ export type MetricEntry = {
 	createdAt: string,
 };
 
+/**  An object within the radius of a cone search. */
+export type NearbyObject = NearbyObject_Serialize | NearbyObject_Deserialize;
+
+/**  An object within the radius of a cone search. */
+export type NearbyObject_Deserialize = {
+	separationArcmin: number | null,
+} & LibraryObject_Deserialize;
+
+/**  An object within the radius of a cone search. */
+export type NearbyObject_Serialize = {
+	separationArcmin: number | null,
+} & LibraryObject_Serialize;
+
+/**  The answer of a cone search over the library's objects. */
+export type NearbyObjects = NearbyObjects_Serialize | NearbyObjects_Deserialize;
+
+/**  The answer of a cone search over the library's objects. */
+export type NearbyObjects_Deserialize = {
+	center: ResolvedTarget_Deserialize,
+	radiusArcmin: number | null,
+	/**  Nearest first. */
+	objects: NearbyObject_Deserialize[],
+};
+
+/**  The answer of a cone search over the library's objects. */
+export type NearbyObjects_Serialize = {
+	center: ResolvedTarget_Serialize,
+	radiusArcmin: number | null,
+	/**  Nearest first. */
+	objects: NearbyObject_Serialize[],
+};
+
 /**  A note to add: a highlight (quote and rectangles on a page) with a comment. */
 export type NewNote = NewNote_Serialize | NewNote_Deserialize;
 
@@ -822,6 +885,29 @@ export type NoticeComponent = {
 	license: string,
 	url: string,
 	texts: string[],
+};
+
+/**  A paper about an object, as the object views list it. */
+export type ObjectPaper = ObjectPaper_Serialize | ObjectPaper_Deserialize;
+
+/**  A paper about an object, as the object views list it. */
+export type ObjectPaper_Deserialize = {
+	id: string,
+	title: string,
+	firstAuthor?: string | null,
+	year?: number | null,
+	/**  Where the name was found: `keyword`, `title` or `abstract`. */
+	foundIn: string,
+};
+
+/**  A paper about an object, as the object views list it. */
+export type ObjectPaper_Serialize = {
+	id: string,
+	title: string,
+	firstAuthor: string | null,
+	year: number | null,
+	/**  Where the name was found: `keyword`, `title` or `abstract`. */
+	foundIn: string,
 };
 
 /**  Pages a passage spans. */

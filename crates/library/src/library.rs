@@ -105,10 +105,10 @@ impl Library {
     ) -> Vec<ImportItem> {
         let items = self.importer(online).import(paths, progress).await;
         for item in &items {
-            if let ImportOutcome::Imported { paper_id, .. } = &item.outcome {
-                if let Err(error) = self.link_objects(paper_id).await {
-                    tracing::warn!(%error, %paper_id, "could not link the paper's objects");
-                }
+            if let ImportOutcome::Imported { paper_id, .. } = &item.outcome
+                && let Err(error) = self.link_objects(paper_id).await
+            {
+                tracing::warn!(%error, %paper_id, "could not link the paper's objects");
             }
         }
         items

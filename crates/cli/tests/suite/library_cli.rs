@@ -426,16 +426,33 @@ async fn objects_are_found_in_imported_papers_and_a_cone_search_finds_their_pape
     for (file, title, abstract_lines) in papers {
         std::fs::write(folder.join(file), paper_pdf(title, abstract_lines)).unwrap();
     }
+    // The agent's question: "what do my papers say about objects near NGC 4258?"
+    let model = asterism_testkit::MockLlm::start(asterism_testkit::Script {
+        turns: vec![
+            asterism_testkit::Turn::calls(vec![asterism_testkit::ScriptedToolCall::new(
+                "call_near",
+                "search_library_by_object",
+                serde_json::json!({"name": "NGC 4258", "radius_arcmin": 20}),
+            )]),
+            asterism_testkit::Turn::answer("Three of your papers are about that field."),
+        ],
+        ..asterism_testkit::Script::default()
+    })
+    .await
+    .unwrap();
     let sesame = format!("{}/cgi-bin/nph-sesame", server.url());
     let home = dir.path().to_path_buf();
+    let model_url = model.base_url();
     let run = move |args: &[&str]| {
         asterism(&home)
             .args(args)
             .env("SESAME_URL", &sesame)
+            .env("LLM_BASE_URL", &model_url)
+            .env("LLM_MODEL", "scripted-qwen")
             .output()
             .unwrap()
     };
-    let (imported, objects, near, near_json, far) = tokio::task::spawn_blocking(move || {
+    let (imported, objects, near, near_json, far, asked) = tokio::task::spawn_blocking(move || {
         let imported = run(&["library", "import", "--offline", folder.to_str().unwrap()]);
         let objects = run(&["library", "objects", "--json"]);
         let near = run(&["library", "near", "NGC 4258", "--radius", "30arcmin"]);
@@ -445,7 +462,12 @@ async fn objects_are_found_in_imported_papers_and_a_cone_search_finds_their_pape
         let far = run(&[
             "library", "near", "NGC 4258", "--radius", "5arcmin", "--json",
         ]);
-        (imported, objects, near, near_json, far)
+        let asked = run(&[
+            "ask",
+            "--json",
+            "What do my papers say about objects near NGC 4258?",
+        ]);
+        (imported, objects, near, near_json, far, asked)
     })
     .await
     .unwrap();

@@ -81,10 +81,10 @@ fn canonical(name: &str) -> String {
         return format!("{}-{}", &host[1], &host[2]);
     }
     let mut chars = name.chars();
-    if let (Some('M'), Some(second)) = (chars.next(), chars.next()) {
-        if second.is_ascii_digit() {
-            return format!("M {}", &name[1..]);
-        }
+    if let (Some('M'), Some(second)) = (chars.next(), chars.next())
+        && second.is_ascii_digit()
+    {
+        return format!("M {}", &name[1..]);
     }
     name.to_string()
 }
