@@ -1,7 +1,8 @@
-import { lazy, Suspense, useEffect, useState, type ComponentType } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType } from "react";
 import { useTranslation } from "react-i18next";
 import { useResearchAgent } from "./agent/useResearchAgent";
 import { commands } from "./bindings";
+import { NEARBY_RADIUS_ARCMIN, NavigationProvider, type LibraryRequest, type Navigation } from "./app/navigation";
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
 import { GearIcon, LibraryIcon, ListIcon, MetricsIcon, MoonIcon, SparkleIcon, SunIcon, ZhongIcon } from "./components/icons";
@@ -32,8 +33,27 @@ export function App() {
 function Shell() {
   const { t, i18n } = useTranslation();
   const agent = useResearchAgent();
-  const [view, setView] = useState<View>("agent");
+  const [view, setViewState] = useState<View>("agent");
   const [theme, setTheme] = useState<Theme>(savedTheme);
+  // What the Library should show when it opens at another panel's request (a cone search).
+  const [libraryRequest, setLibraryRequest] = useState<LibraryRequest | null>(null);
+  const requests = useRef(0);
+
+  // Opened from the rail, a key or a link, a panel shows its usual start.
+  const setView = useCallback((name: View) => {
+    setLibraryRequest(null);
+    setViewState(name);
+  }, []);
+  const navigation = useMemo<Navigation>(
+    () => ({
+      openLibraryNear: (name: string) => {
+        requests.current += 1;
+        setLibraryRequest({ id: requests.current, near: { name, radiusArcmin: NEARBY_RADIUS_ARCMIN } });
+        setViewState("library");
+      },
+    }),
+    [],
+  );
 
   useEffect(() => applyTheme(theme), [theme]);
 
@@ -59,65 +79,67 @@ function Shell() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [agent]);
+  }, [agent, setView]);
 
   return (
     <LinksProvider bases={agent.status?.links ?? null}>
-      <div className="app">
-        <nav className="rail" aria-label={t("nav.label")}>
-          <div className="brand" title="Asterism">
-            <SparkleIcon className="brand-mark" />
-            <span className="brand-name">Asterism</span>
+      <NavigationProvider value={navigation}>
+        <div className="app">
+          <nav className="rail" aria-label={t("nav.label")}>
+            <div className="brand" title="Asterism">
+              <SparkleIcon className="brand-mark" />
+              <span className="brand-name">Asterism</span>
+            </div>
+            {VIEWS.map((name, index) => {
+              const RailIcon = ICONS[name];
+              return (
+                <button
+                  key={name}
+                  type="button"
+                  className="rail-button"
+                  data-testid={`nav-${name}`}
+                  aria-current={view === name ? "page" : undefined}
+                  title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
+                  onClick={() => setView(name)}
+                >
+                  <RailIcon />
+                  <span className="rail-label">{t(`nav.${name}`)}</span>
+                </button>
+              );
+            })}
+            <span className="spacer" />
+            <button
+              type="button"
+              className="rail-button small"
+              data-testid="toggle-language"
+              title={t("settings.language")}
+              onClick={() => setLanguage((i18n.language === "zh" ? "en" : "zh") as Language)}
+            >
+              {/* "中" is drawn: without a CJK font the character is an empty box. */}
+              {i18n.language === "zh" ? "EN" : <ZhongIcon role="img" aria-hidden={false} aria-label="中" />}
+            </button>
+            <button
+              type="button"
+              className="rail-button small"
+              data-testid="toggle-theme"
+              title={t("settings.theme")}
+              aria-label={t("settings.theme")}
+              onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
+            >
+              {theme === "dark" ? <SunIcon /> : <MoonIcon />}
+            </button>
+          </nav>
+          <div className="view" hidden={view !== "agent"}>
+            <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
           </div>
-          {VIEWS.map((name, index) => {
-            const RailIcon = ICONS[name];
-            return (
-              <button
-                key={name}
-                type="button"
-                className="rail-button"
-                data-testid={`nav-${name}`}
-                aria-current={view === name ? "page" : undefined}
-                title={`${t(`nav.${name}`)} (Ctrl+${index + 1})`}
-                onClick={() => setView(name)}
-              >
-                <RailIcon />
-                <span className="rail-label">{t(`nav.${name}`)}</span>
-              </button>
-            );
-          })}
-          <span className="spacer" />
-          <button
-            type="button"
-            className="rail-button small"
-            data-testid="toggle-language"
-            title={t("settings.language")}
-            onClick={() => setLanguage((i18n.language === "zh" ? "en" : "zh") as Language)}
-          >
-            {/* "中" is drawn: without a CJK font the character is an empty box. */}
-            {i18n.language === "zh" ? "EN" : <ZhongIcon role="img" aria-hidden={false} aria-label="中" />}
-          </button>
-          <button
-            type="button"
-            className="rail-button small"
-            data-testid="toggle-theme"
-            title={t("settings.theme")}
-            aria-label={t("settings.theme")}
-            onClick={() => setTheme(theme === "dark" ? "light" : "dark")}
-          >
-            {theme === "dark" ? <SunIcon /> : <MoonIcon />}
-          </button>
-        </nav>
-        <div className="view" hidden={view !== "agent"}>
-          <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
+          <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
+            {view === "library" && <LibraryView request={libraryRequest} />}
+            {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
+            {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
+            {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
+          </Suspense>
         </div>
-        <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
-          {view === "library" && <LibraryView />}
-          {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
-          {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
-          {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
-        </Suspense>
-      </div>
+      </NavigationProvider>
     </LinksProvider>
   );
 }

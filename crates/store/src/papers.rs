@@ -64,22 +64,34 @@ impl Store {
                 paper.doi.as_deref(),
             )
             .await?;
+        // The published version of a stored preprint brings its reference: bibcode, DOI,
+        // journal, volume, page and year replace the preprint's (one entry, two versions).
+        let promote = match &existing {
+            Some(id) => {
+                is_published(paper)
+                    && !self
+                        .paper_record(id)
+                        .await?
+                        .is_some_and(|stored| is_published(&stored))
+            }
+            None => false,
+        };
         let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         sqlx::query(
             "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page, affiliations, metadata_source)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?, ?, ?, ?, ?)
              ON CONFLICT(id) DO UPDATE SET
-               bibcode = COALESCE(papers.bibcode, excluded.bibcode),
+               bibcode = CASE WHEN ?18 THEN COALESCE(excluded.bibcode, papers.bibcode) ELSE COALESCE(papers.bibcode, excluded.bibcode) END,
                arxiv_id = COALESCE(papers.arxiv_id, excluded.arxiv_id),
-               doi = COALESCE(papers.doi, excluded.doi),
+               doi = CASE WHEN ?18 THEN COALESCE(excluded.doi, papers.doi) ELSE COALESCE(papers.doi, excluded.doi) END,
                title = CASE WHEN papers.title = '' THEN excluded.title ELSE papers.title END,
                authors = CASE WHEN papers.authors = '[]' THEN excluded.authors ELSE papers.authors END,
-               year = COALESCE(papers.year, excluded.year),
-               journal = COALESCE(papers.journal, excluded.journal),
+               year = CASE WHEN ?18 THEN COALESCE(excluded.year, papers.year) ELSE COALESCE(papers.year, excluded.year) END,
+               journal = CASE WHEN ?18 THEN COALESCE(excluded.journal, papers.journal) ELSE COALESCE(papers.journal, excluded.journal) END,
                abstract = COALESCE(papers.abstract, excluded.abstract),
                citation_count = COALESCE(excluded.citation_count, papers.citation_count),
-               volume = COALESCE(papers.volume, excluded.volume),
-               page = COALESCE(papers.page, excluded.page),
+               volume = CASE WHEN ?18 THEN COALESCE(excluded.volume, papers.volume) ELSE COALESCE(papers.volume, excluded.volume) END,
+               page = CASE WHEN ?18 THEN COALESCE(excluded.page, papers.page) ELSE COALESCE(papers.page, excluded.page) END,
                affiliations = CASE WHEN papers.affiliations = '[]' THEN excluded.affiliations ELSE papers.affiliations END,
                metadata_source = COALESCE(papers.metadata_source, excluded.metadata_source),
                updated_at = excluded.updated_at",
@@ -101,6 +113,7 @@ impl Store {
         .bind(&paper.page)
         .bind(serde_json::to_string(&paper.affiliations)?)
         .bind(metadata_source(paper))
+        .bind(promote)
         .execute(&self.pool)
         .await?;
         Ok(id)
@@ -353,4 +366,19 @@ impl Store {
             parsed_at: row.try_get("parsed_at")?,
         }))
     }
+}
+
+/// Whether a record is a paper's published version: a journal bibcode from ADS, or a
+/// DOI with a journal that is not arXiv (arXiv's own record carries the journal
+/// reference and DOI once the paper is published).
+pub fn is_published(paper: &asterism_protocol::PaperRecord) -> bool {
+    let journal_bibcode = paper
+        .bibcode
+        .as_deref()
+        .is_some_and(|bibcode| !bibcode.contains("arXiv"));
+    let journal = paper
+        .journal
+        .as_deref()
+        .is_some_and(|journal| !journal.trim().is_empty() && !journal.starts_with("arXiv"));
+    journal_bibcode || (paper.doi.is_some() && journal)
 }

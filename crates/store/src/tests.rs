@@ -462,3 +462,87 @@ async fn renaming_and_deleting_a_session_take_everything_of_it_and_nothing_else(
     );
     assert_eq!(store.messages("s2").await.unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn a_preprint_and_its_published_version_are_one_paper_with_the_published_reference() {
+    let (_dir, store) = temp_store().await;
+    let preprint = asterism_protocol::PaperRecord {
+        bibcode: Some("2021arXiv210512345B".into()),
+        arxiv_id: Some("2105.12345".into()),
+        title: "A 38 Million Year Old Neptune-sized Planet in the Kepler Field".into(),
+        authors: vec!["Bouma, L. G.".into()],
+        year: Some(2021),
+        journal: Some("arXiv e-prints".into()),
+        ..Default::default()
+    };
+    let published = asterism_protocol::PaperRecord {
+        bibcode: Some("2022AJ....163..121B".into()),
+        arxiv_id: Some("2105.12345".into()),
+        doi: Some("10.3847/1538-3881/ac4966".into()),
+        year: Some(2022),
+        journal: Some("The Astronomical Journal".into()),
+        volume: Some("163".into()),
+        page: Some("121".into()),
+        ..preprint.clone()
+    };
+    let id = store.upsert_paper(&preprint).await.unwrap();
+    let note = store
+        .add_note(&Note {
+            id: String::new(),
+            paper_id: Some(id.clone()),
+            paper_label: None,
+            page: Some(3),
+            quote: Some("a 38 Myr old".into()),
+            comment: "age from the cluster".into(),
+            color: Some("yellow".into()),
+            rects: serde_json::json!([{"x": 72, "y": 600, "width": 200, "height": 12}]),
+            created_at: String::new(),
+            updated_at: String::new(),
+        })
+        .await
+        .unwrap();
+
+    // The published version arrives (an ADS record, a download, an import).
+    assert_eq!(
+        store.upsert_paper(&published).await.unwrap(),
+        id,
+        "one entry"
+    );
+    let merged = store.paper_record(&id).await.unwrap().unwrap();
+    assert_eq!(merged.bibcode.as_deref(), Some("2022AJ....163..121B"));
+    assert_eq!(merged.doi.as_deref(), Some("10.3847/1538-3881/ac4966"));
+    assert_eq!(merged.journal.as_deref(), Some("The Astronomical Journal"));
+    assert_eq!(
+        (
+            merged.year,
+            merged.volume.as_deref(),
+            merged.page.as_deref()
+        ),
+        (Some(2022), Some("163"), Some("121"))
+    );
+    assert_eq!(
+        merged.arxiv_id.as_deref(),
+        Some("2105.12345"),
+        "the eprint stays"
+    );
+    let notes = store.notes(Some(&id)).await.unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(
+        (notes[0].id.as_str(), &notes[0].rects),
+        (note.id.as_str(), &note.rects),
+        "highlight kept"
+    );
+
+    // The preprint seen again (an arXiv search) does not take the reference back, and
+    // the DOI alone finds the same paper.
+    assert_eq!(store.upsert_paper(&preprint).await.unwrap(), id);
+    let by_doi = asterism_protocol::PaperRecord {
+        doi: Some("10.3847/1538-3881/AC4966".into()),
+        title: "x".into(),
+        ..Default::default()
+    };
+    assert_eq!(store.upsert_paper(&by_doi).await.unwrap(), id);
+    let kept = store.paper_record(&id).await.unwrap().unwrap();
+    assert_eq!(kept.bibcode.as_deref(), Some("2022AJ....163..121B"));
+    assert_eq!(kept.year, Some(2022));
+}

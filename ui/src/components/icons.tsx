@@ -153,3 +153,18 @@ export const AlertIcon = (props: IconProps) => (
     <path d="M12 10v4.5M12 17.2v.3" />
   </Icon>
 );
+
+/** A circle with cross hairs (a place in the sky, and what lies around it). */
+export const CrosshairIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <circle cx="12" cy="12" r="7" />
+    <path d="M12 2.5v5M12 16.5v5M2.5 12h5M16.5 12h5" />
+  </Icon>
+);
+
+/** A chevron pointing right; turned down (CSS) when what it heads is open. */
+export const ChevronIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M9.5 6l6 6-6 6" />
+  </Icon>
+);
