@@ -599,7 +599,7 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
     let dir = tempfile::tempdir().unwrap();
     let team = asterism_agent::team::TeamManager::new(dir.path());
     let base = ToolRegistry::new();
-    // The seed's 19 base tools plus bibtex; save_memory and request_permission are
+    // The seed's 19 base tools plus bibtex and search_library_by_object; save_memory and request_permission are
     // added by the runtime.
     assert_eq!(ToolRegistry::empty().len(), 0);
     assert_eq!(
@@ -622,12 +622,13 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
             "read_file",
             "run_bash",
             "save_note",
+            "search_library_by_object",
             "search_papers",
             "subagent",
             "todo_write"
         ]
     );
-    assert_eq!(base.len(), 19 + 1);
+    assert_eq!(base.len(), 19 + 2);
     let with_queue = ToolRegistry::new_with_queue(queue.clone());
     assert_eq!(with_queue.len(), base.len() + 2);
     assert!(with_queue.get("bg_task_run").is_some() && with_queue.get("bg_task_check").is_some());

@@ -105,6 +105,7 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
             "run_bash",
             "save_memory",
             "save_note",
+            "search_library_by_object",
             "search_papers",
             "subagent",
             "todo_write"
