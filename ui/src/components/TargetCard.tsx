@@ -2,6 +2,8 @@ import { useTranslation } from "react-i18next";
 import { useState } from "react";
 import type { JsonValue } from "../bindings";
 import { SimbadLink } from "../links/Links";
+import { NEARBY_RADIUS_ARCMIN, useNavigation } from "../app/navigation";
+import { CrosshairIcon } from "./icons";
 
 /** The fields of a `query_target` result the card shows (a subset of `ResolvedTarget`). */
 export type TargetInfo = {
@@ -39,9 +41,13 @@ export function asTarget(metadata: JsonValue): TargetInfo | null {
   };
 }
 
-/** A resolved sky object: position in both notations, type, resolver and other names. */
+/**
+ * A resolved sky object: position in both notations, type, resolver and other names; and,
+ * inside the app, a way to the papers of the library about objects around it.
+ */
 export function TargetCard({ target }: { target: TargetInfo }) {
   const { t } = useTranslation();
+  const { openLibraryNear } = useNavigation();
   const [allAliases, setAllAliases] = useState(false);
   const type = target.objectTypeLabel ?? target.objectType;
   const aliases = allAliases ? target.aliases : target.aliases.slice(0, ALIASES_SHOWN);
@@ -103,6 +109,20 @@ export function TargetCard({ target }: { target: TargetInfo }) {
           </>
         )}
       </dl>
+      {openLibraryNear && (
+        <div className="target-actions">
+          <button
+            type="button"
+            className="secondary target-library"
+            data-testid="target-library-papers"
+            title={t("target.libraryNearbyTitle", { name: target.name, radius: NEARBY_RADIUS_ARCMIN })}
+            onClick={() => openLibraryNear(target.name)}
+          >
+            <CrosshairIcon />
+            {t("target.libraryNearby")}
+          </button>
+        </div>
+      )}
     </section>
   );
 }

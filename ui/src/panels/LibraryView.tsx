@@ -15,6 +15,8 @@ import {
 } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
 import { FileActions, PaperLinks } from "../links/Links";
+import type { LibraryRequest } from "../app/navigation";
+import { LibraryObjects } from "./LibraryObjects";
 
 const PdfViewer = lazy(() => import("./PdfViewer"));
 
@@ -31,10 +33,19 @@ export function matches(paper: LibraryPaper, text: string): boolean {
     .some((value) => value.toLowerCase().includes(needle));
 }
 
-/** The astronomer's papers: import, filter, details, notes, collections, BibTeX, the PDF. */
-export function LibraryView() {
+type Tab = "papers" | "objects";
+
+/**
+ * The astronomer's papers: import, filter, details, notes, collections, BibTeX, the PDF;
+ * and the objects they are about. `request` (another panel's) opens the Objects view
+ * with a cone search run.
+ */
+export function LibraryView({ request = null }: { request?: LibraryRequest | null }) {
   const { t } = useTranslation();
   const toasts = useToasts();
+  const [tab, setTab] = useState<Tab>(request ? "objects" : "papers");
+  // Counts changes of the papers (imports, deletions), after which the objects are read again.
+  const [revision, setRevision] = useState(0);
   const [papers, setPapers] = useState<LibraryPaper[]>([]);
   const [collections, setCollections] = useState<CollectionInfo[]>([]);
   const [filter, setFilter] = useState<PaperFilter>(NO_FILTER);
@@ -48,6 +59,10 @@ export function LibraryView() {
   const [dragging, setDragging] = useState(false);
   const [reading, setReading] = useState(false);
   const [pathText, setPathText] = useState("");
+
+  useEffect(() => {
+    if (request) setTab("objects");
+  }, [request]);
 
   const refresh = useCallback(async () => {
     try {
@@ -107,6 +122,7 @@ export function LibraryView() {
       } finally {
         setImporting(false);
         setProgress(null);
+        setRevision((n) => n + 1);
         void refresh();
       }
     },
@@ -206,8 +222,25 @@ export function LibraryView() {
           {t("library.importPath")}
         </button>
       </form>
+      <div className="library-tabs" role="tablist" aria-label={t("library.tabs.label")}>
+        {(["papers", "objects"] as const).map((name) => (
+          <button
+            key={name}
+            type="button"
+            role="tab"
+            className="library-tab"
+            data-testid={`library-tab-${name}`}
+            aria-selected={tab === name}
+            onClick={() => setTab(name)}
+          >
+            {t(`library.tabs.${name}`)}
+          </button>
+        ))}
+      </div>
+      {/* Hidden, not removed, on the Objects tab: the year fields keep what was typed. */}
       <form
         className="filters"
+        hidden={tab !== "papers"}
         onSubmit={(event) => {
           event.preventDefault();
           void searchPassages();
@@ -252,67 +285,73 @@ export function LibraryView() {
 
       <div className="library-body">
         <div className="library-list">
-          {passages && (
-            <div className="passages" data-testid="passages">
-              {passages.note && <p className="muted">{passages.note}</p>}
-              {passages.hits.length === 0 && <p className="muted">{t("library.noPassages")}</p>}
-              {passages.hits.map((hit, index) => (
-                <div key={index} className="passage-hit" data-testid="passage-hit">
-                  <button type="button" className="passage" onClick={() => setSelected(hit.paperId)}>
-                    <strong>{hit.title}</strong>{" "}
-                    <span className="muted">
-                      {hit.page !== null && t("library.page", { page: hit.page })}
-                      {hit.pages && ` (${t("library.pages", { first: hit.pages.first, last: hit.pages.last })})`}
-                      {hit.section && ` · §${hit.section}`}
-                    </span>
-                    <span className="passage-text" data-testid="passage-snippet">
-                      <Highlighted text={hit.snippet || hit.text.slice(0, 280)} marks={hit.snippet ? hit.marks : []} />
-                    </span>
-                  </button>
-                  <PaperLinks ids={papers.find((paper) => paper.id === hit.paperId) ?? {}} file={{ paperId: hit.paperId }} />
-                </div>
-              ))}
-            </div>
-          )}
-          {papers.length === 0 ? (
-            <div className="empty muted" data-testid="library-empty">
-              <p>{t("library.empty")}</p>
-            </div>
+          {tab === "objects" ? (
+            <LibraryObjects selected={selected} onSelect={setSelected} request={request} revision={revision} />
           ) : (
-            <table className="data-table" data-testid="library-table">
-              <thead>
-                <tr>
-                  <th>{t("library.paperTitle")}</th>
-                  <th>{t("library.authors")}</th>
-                  <th className="num">{t("library.year")}</th>
-                  <th>{t("library.status")}</th>
-                  <th className="num">{t("library.passages")}</th>
-                  <th>{t("links.title")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((paper) => (
-                  <tr
-                    key={paper.id}
-                    data-testid="library-row"
-                    className="clickable"
-                    aria-selected={paper.id === selected}
-                    onClick={() => setSelected(paper.id === selected ? null : paper.id)}
-                  >
-                    <td className="title-cell">{paper.title || paper.files[0]?.originalName || paper.id}</td>
-                    <td className="ellipsis">{paper.authors.length > 1 ? `${paper.authors[0]} et al.` : (paper.authors[0] ?? "")}</td>
-                    <td className="num">{paper.year ?? ""}</td>
-                    <td>
-                      <span className={`badge status-${paper.status}`}>{t(`library.statuses.${paper.status}`, paper.status)}</span>
-                    </td>
-                    <td className="num">{paper.chunks}</td>
-                    <td className="links-cell">
-                      <PaperLinks ids={paper} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <>
+              {passages && (
+                <div className="passages" data-testid="passages">
+                  {passages.note && <p className="muted">{passages.note}</p>}
+                  {passages.hits.length === 0 && <p className="muted">{t("library.noPassages")}</p>}
+                  {passages.hits.map((hit, index) => (
+                    <div key={index} className="passage-hit" data-testid="passage-hit">
+                      <button type="button" className="passage" onClick={() => setSelected(hit.paperId)}>
+                        <strong>{hit.title}</strong>{" "}
+                        <span className="muted">
+                          {hit.page !== null && t("library.page", { page: hit.page })}
+                          {hit.pages && ` (${t("library.pages", { first: hit.pages.first, last: hit.pages.last })})`}
+                          {hit.section && ` · §${hit.section}`}
+                        </span>
+                        <span className="passage-text" data-testid="passage-snippet">
+                          <Highlighted text={hit.snippet || hit.text.slice(0, 280)} marks={hit.snippet ? hit.marks : []} />
+                        </span>
+                      </button>
+                      <PaperLinks ids={papers.find((paper) => paper.id === hit.paperId) ?? {}} file={{ paperId: hit.paperId }} />
+                    </div>
+                  ))}
+                </div>
+              )}
+              {papers.length === 0 ? (
+                <div className="empty muted" data-testid="library-empty">
+                  <p>{t("library.empty")}</p>
+                </div>
+              ) : (
+                <table className="data-table" data-testid="library-table">
+                  <thead>
+                    <tr>
+                      <th>{t("library.paperTitle")}</th>
+                      <th>{t("library.authors")}</th>
+                      <th className="num">{t("library.year")}</th>
+                      <th>{t("library.status")}</th>
+                      <th className="num">{t("library.passages")}</th>
+                      <th>{t("links.title")}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {shown.map((paper) => (
+                      <tr
+                        key={paper.id}
+                        data-testid="library-row"
+                        className="clickable"
+                        aria-selected={paper.id === selected}
+                        onClick={() => setSelected(paper.id === selected ? null : paper.id)}
+                      >
+                        <td className="title-cell">{paper.title || paper.files[0]?.originalName || paper.id}</td>
+                        <td className="ellipsis">{paper.authors.length > 1 ? `${paper.authors[0]} et al.` : (paper.authors[0] ?? "")}</td>
+                        <td className="num">{paper.year ?? ""}</td>
+                        <td>
+                          <span className={`badge status-${paper.status}`}>{t(`library.statuses.${paper.status}`, paper.status)}</span>
+                        </td>
+                        <td className="num">{paper.chunks}</td>
+                        <td className="links-cell">
+                          <PaperLinks ids={paper} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </>
           )}
         </div>
         {details && (
@@ -326,6 +365,7 @@ export function LibraryView() {
             }}
             onDeleted={() => {
               setSelected(null);
+              setRevision((n) => n + 1);
               void refresh();
             }}
           />

@@ -9,13 +9,16 @@ import type {
   AuditEntry,
   EndpointCheck,
   ImportEvent,
+  LibraryObject,
   LibraryPaper,
   LocalServer,
   McpServerView_Serialize,
   McpView_Serialize,
   MetricEntry,
+  NearbyObjects,
   PassageResults,
   Note,
+  ResolvedTarget_Serialize,
   SessionSummary,
   SettingsView,
   TimelineItem,
@@ -73,6 +76,16 @@ export type BackendOptions = {
   importedSession?: string;
   /** Events `library_import` streams before it answers. */
   importEvents?: ImportEvent[];
+  /** What `library_objects` answers (default: none). */
+  objects?: LibraryObject[];
+  /** Makes `library_objects` fail with this error. */
+  objectsError?: AppError;
+  /**
+   * Replaces `library_objects_near`'s answer (default: the name resolved at 0° 0°, nothing
+   * within the radius); throw an AppError to fail it (e.g. a name Sesame cannot resolve).
+   * A radius outside (0, 600] fails before, as in the app.
+   */
+  objectsNear?: (args: { name: string; radiusArcmin: number }) => NearbyObjects;
   /** What `library_search` answers (default: nothing found). */
   passages?: PassageResults;
   /** The model servers `setup_local_servers` finds (default: none). */
@@ -122,6 +135,27 @@ export const LICENSES: Record<string, string> = {
   "mit-tokio": "MIT License\nCopyright (c) Tokio Contributors",
   "mit-react": "MIT License\nCopyright (c) Meta Platforms, Inc. and affiliates.",
 };
+
+/** A target as Sesame would resolve `name` (`query`) to `main` at (ra, dec) in degrees. */
+export function resolvedTarget(query: string, main = query, raDeg: number | null = 0, decDeg: number | null = 0): ResolvedTarget_Serialize {
+  return {
+    query,
+    name: main,
+    raDeg,
+    decDeg,
+    raSexagesimal: "00:00:00.00",
+    decSexagesimal: "+00:00:00.0",
+    objectType: null,
+    objectTypeLabel: null,
+    morphology: null,
+    redshift: null,
+    velocityKms: null,
+    aliases: [],
+    resolver: "Simbad",
+    resolvers: [],
+    referenceCount: null,
+  };
+}
 
 /** A fake backend over `mockIPC`: records every call and exposes the live channels. */
 export function mockBackend(options: BackendOptions = {}) {
@@ -230,6 +264,17 @@ export function mockBackend(options: BackendOptions = {}) {
           const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
           (options.importEvents ?? []).forEach((message, index) => internals.runCallback(channel.id, { index, message }));
           return { imported: 1, linked: 0, duplicates: 0, skipped: 0, failed: 0, embedded: 12, indexError: null };
+        }
+        case "library_objects":
+          if (options.objectsError) throw options.objectsError;
+          return options.objects ?? [];
+        case "library_objects_near": {
+          const near = { name: args.name as string, radiusArcmin: args.radiusArcmin as number };
+          if (!(near.radiusArcmin > 0 && near.radiusArcmin <= 600)) {
+            throw { kind: "invalidInput", message: "the radius is above 0 and at most 600 arcmin" } satisfies AppError;
+          }
+          if (options.objectsNear) return options.objectsNear(near);
+          return { center: resolvedTarget(near.name), radiusArcmin: near.radiusArcmin, objects: [] } satisfies NearbyObjects;
         }
         case "library_search":
           return options.passages ?? { hits: [], note: null };
