@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// `asterism ARGS` run in `home` as an offline user there: a clean environment, the
-/// data folder `home/data`, no keyring, no embedding model.
+/// data folder `home/data`, no keyring, no embedding model, no name resolver.
 pub fn offline(home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_asterism"))
         .args(args)
@@ -15,6 +15,8 @@ pub fn offline(home: &Path, args: &[&str]) -> Output {
         .env("ASTERISM_DATA_DIR", home.join("data"))
         .env("ASTERISM_KEYRING", "off")
         .env("EMBEDDINGS", "none")
+        // Nothing listens there: names are not resolved, at once.
+        .env("SESAME_URL", "http://127.0.0.1:9/sesame")
         .output()
         .unwrap()
 }

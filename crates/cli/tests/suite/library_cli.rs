@@ -525,4 +525,22 @@ async fn objects_are_found_in_imported_papers_and_a_cone_search_finds_their_pape
         1,
         "only NGC 4258 within 5′"
     );
+
+    let result = String::from_utf8_lossy(&asked.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|event| event["type"] == "ToolResult")
+        .unwrap_or_else(|| panic!("no tool result: {asked:?}"));
+    assert_eq!(result["isError"], false, "{result}");
+    let output = result["output"].as_str().unwrap();
+    assert!(
+        output.starts_with("NGC 4258 (M 106) resolves to RA 184.74"),
+        "{output}"
+    );
+    assert!(output.contains("\"Water masers in NGC 4258\""), "{output}");
+    assert!(
+        output.contains("\"The dwarf companion NGC 4248\""),
+        "{output}"
+    );
+    assert!(!output.contains("M87"), "{output}");
 }

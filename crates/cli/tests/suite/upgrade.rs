@@ -73,6 +73,16 @@ fn a_database_of_an_earlier_release_migrates_and_replays_identically() {
         // re-identified by the new code, and a second open finds nothing to migrate.
         let search = asterism(dir.path(), &["library", "search", "Kepler 1627", "--json"]);
         assert!(!search["hits"].as_array().unwrap().is_empty(), "{search}");
+        // Migration 10 (objects): the papers stored before are scanned for the objects
+        // they are about on the first listing (offline here: not resolved yet).
+        let objects = asterism(dir.path(), &["library", "objects", "--json"]);
+        let names: Vec<&str> = objects["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|object| object["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"Kepler-1627"), "{release}: {objects}");
         assert_kept(
             &sessions,
             &asterism(dir.path(), &["sessions", "list", "--json"]),

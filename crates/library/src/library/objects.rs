@@ -65,7 +65,8 @@ static INDIVIDUAL: LazyLock<Option<Regex>> =
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundObject {
     pub name: String,
-    /// `keyword`, `title` or `abstract`.
+    /// `keyword`, `title`, `abstract` or `text` (the start of its text, for a paper
+    /// without an abstract).
     pub source: &'static str,
 }
 
@@ -121,6 +122,14 @@ pub fn find_objects(record: &PaperRecord) -> Vec<FoundObject> {
     }
     found
 }
+
+/// How much of the text of a paper without an abstract is read for object names (about
+/// its first page).
+const FRONT_CHARS: usize = 4000;
+/// Set once every paper of the library has been scanned for objects.
+const SCANNED: &str = "objects_scanned";
+/// Names not resolved yet that one listing tries again (each is a Sesame request).
+pub const RESOLVE_PER_CALL: usize = 25;
 
 /// An object of the library: its name, where it is (when resolved) and its papers.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
@@ -212,11 +221,39 @@ impl crate::library::Library {
     /// (cached; a name that cannot be resolved now stays linked, without coordinates)
     /// and links them to the paper. The number of objects linked.
     pub async fn link_objects(&self, paper_id: &str) -> Result<usize, asterism_store::StoreError> {
+        self.link_paper(paper_id, true).await
+    }
+
+    async fn link_paper(
+        &self,
+        paper_id: &str,
+        resolve: bool,
+    ) -> Result<usize, asterism_store::StoreError> {
         let Some(record) = self.store.paper_record(paper_id).await? else {
             return Ok(0);
         };
-        let found = find_objects(&record);
-        if let Some(targets) = &self.targets {
+        let mut found = find_objects(&record);
+        if record.abstract_text.is_none() {
+            // Known only from its file (an import without a readable abstract): the
+            // start of its text stands in for the abstract.
+            if let Some(text) = self.store.paper_text(paper_id).await? {
+                let start: String = text.markdown.chars().take(FRONT_CHARS).collect();
+                let front = PaperRecord {
+                    abstract_text: Some(start),
+                    ..PaperRecord::default()
+                };
+                for object in find_objects(&front) {
+                    let key = target_cache_key(&object.name);
+                    if !found.iter().any(|f| target_cache_key(&f.name) == key) {
+                        found.push(FoundObject {
+                            source: "text",
+                            ..object
+                        });
+                    }
+                }
+            }
+        }
+        if let Some(targets) = self.targets.as_ref().filter(|_| resolve) {
             for object in &found {
                 if let Err(error) = targets.resolve(&object.name).await {
                     tracing::debug!(%error, name = %object.name, "object not resolved now");
@@ -235,13 +272,23 @@ impl crate::library::Library {
         Ok(links.len())
     }
 
-    /// Every object of the library with its papers; names not resolved yet are tried
-    /// again first (when Sesame answers).
+    /// Every object of the library with its papers. The first time (a library from
+    /// before objects were linked) every paper is scanned; then up to
+    /// [`RESOLVE_PER_CALL`] names not resolved yet are tried again (when Sesame answers).
     pub async fn objects(&self) -> Result<Vec<LibraryObject>, asterism_store::StoreError> {
+        if self.store.index_state(SCANNED).await?.is_none() {
+            for paper in self.store.library_papers(&PaperFilter::default()).await? {
+                self.link_paper(&paper.id, false).await?;
+            }
+            self.store.set_index_state(SCANNED, "1").await?;
+        }
         let linked = self.store.linked_objects(None).await?;
         if let Some(targets) = &self.targets {
             let mut tried = std::collections::HashSet::new();
             for link in linked.iter().filter(|link| link.target.is_none()) {
+                if tried.len() >= RESOLVE_PER_CALL {
+                    break;
+                }
                 if tried.insert(link.query_key.clone()) {
                     let _ = targets.resolve(&link.name).await;
                 }
