@@ -1,7 +1,7 @@
 //! The About view: the version, the parts this installation runs on, and the notices of
 //! everything shipped (the bundled `licenses.json`, see `asterism_library::parts`).
 
-use asterism_library::parts::Notices;
+use asterism_library::parts::{Component, Notices};
 use serde::Serialize;
 use specta::Type;
 use tauri::State;
@@ -18,20 +18,8 @@ pub struct About {
     /// Where the notices were read from; `None` with `notices_problem` saying why.
     pub notices_path: Option<String>,
     pub notices_problem: Option<String>,
-    pub components: Vec<NoticeComponent>,
-}
-
-/// One shipped component and the ids of its licence texts ([`license_text`]).
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct NoticeComponent {
-    /// `part`, `crate` or `npm`.
-    pub kind: String,
-    pub name: String,
-    pub version: String,
-    pub license: String,
-    pub url: String,
-    pub texts: Vec<String>,
+    /// Each shipped component and the ids of its licence texts ([`license_text`]).
+    pub components: Vec<Component>,
 }
 
 #[tauri::command]
@@ -45,18 +33,7 @@ pub async fn about(state: State<'_, AppState>) -> Result<About, AppError> {
             parts,
             notices_path: Some(path.display().to_string()),
             notices_problem: None,
-            components: notices
-                .components
-                .into_iter()
-                .map(|c| NoticeComponent {
-                    kind: c.kind,
-                    name: c.name,
-                    version: c.version,
-                    license: c.license,
-                    url: c.url,
-                    texts: c.texts,
-                })
-                .collect(),
+            components: notices.components,
         },
         Err(why) => About {
             version,

@@ -154,13 +154,7 @@ pub async fn mcp_add(
 #[tauri::command]
 #[specta::specta]
 pub async fn mcp_remove(state: State<'_, AppState>, name: String) -> Result<McpView, AppError> {
-    change(&state, |config| {
-        config
-            .servers
-            .remove(&name)
-            .map(drop)
-            .ok_or(format!("no MCP server named {name}"))
-    })?;
+    change(&state, |config| config.remove(&name))?;
     Ok(view(&state).await)
 }
 

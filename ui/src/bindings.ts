@@ -159,7 +159,8 @@ export type About_Deserialize = {
 	/**  Where the notices were read from; `None` with `notices_problem` saying why. */
 	noticesPath?: string | null,
 	noticesProblem?: string | null,
-	components: NoticeComponent[],
+	/**  Each shipped component and the ids of its licence texts ([`license_text`]). */
+	components: Component[],
 };
 
 export type About_Serialize = {
@@ -168,7 +169,8 @@ export type About_Serialize = {
 	/**  Where the notices were read from; `None` with `notices_problem` saying why. */
 	noticesPath: string | null,
 	noticesProblem: string | null,
-	components: NoticeComponent[],
+	/**  Each shipped component and the ids of its licence texts ([`license_text`]). */
+	components: Component[],
 };
 
 /**
@@ -467,6 +469,19 @@ export type BibExport = {
 export type CollectionInfo = {
 	name: string,
 	papers: number,
+};
+
+/**  One shipped component: a bundled part, a Rust crate or an npm package. */
+export type Component = {
+	/**  `part`, `crate` or `npm`. */
+	kind: string,
+	name: string,
+	version: string,
+	/**  The licence as the component declares it (an SPDX expression, mostly). */
+	license: string,
+	url: string,
+	/**  Ids of its licence texts in [`Notices::texts`]. */
+	texts: string[],
 };
 
 /**  Passages embedded so far after an import. */
@@ -874,17 +889,6 @@ export type Note_Serialize = {
 	rects: JsonValue,
 	createdAt: string,
 	updatedAt: string,
-};
-
-/**  One shipped component and the ids of its licence texts ([`license_text`]). */
-export type NoticeComponent = {
-	/**  `part`, `crate` or `npm`. */
-	kind: string,
-	name: string,
-	version: string,
-	license: string,
-	url: string,
-	texts: string[],
 };
 
 /**  A paper about an object, as the object views list it. */

@@ -52,13 +52,7 @@ pub async fn run(settings: &Settings, command: McpCommand) -> anyhow::Result<Exi
             println!("added {name} to {}", McpConfig::path(dir).display());
         }
         McpCommand::Remove { name } => {
-            McpConfig::update(dir, |config| {
-                config
-                    .servers
-                    .remove(&name)
-                    .map(drop)
-                    .ok_or(format!("no MCP server named {name}"))
-            })?;
+            McpConfig::update(dir, |config| config.remove(&name))?;
             println!("removed {name}");
         }
         McpCommand::Enable { name } => {

@@ -59,7 +59,7 @@ pub struct Notices {
 }
 
 /// One shipped component: a bundled part, a Rust crate or an npm package.
-#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize, specta::Type)]
 pub struct Component {
     /// `part`, `crate` or `npm`.
     pub kind: String,

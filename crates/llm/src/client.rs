@@ -203,7 +203,7 @@ impl ChatModel for OpenAiClient {
 }
 
 /// The full error chain of a reqwest error, which hides the interesting part in sources.
-fn describe(error: &dyn std::error::Error) -> String {
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(inner) = source {

@@ -84,7 +84,7 @@ pub async fn get(
         }
         Err(error) if error.is_timeout() => (Health::NoAnswer, Vec::new(), Default::default()),
         Err(error) => (
-            Health::Unreachable(error_chain(&error)),
+            Health::Unreachable(crate::client::describe(&error)),
             Vec::new(),
             Default::default(),
         ),
@@ -129,18 +129,6 @@ pub fn offered_list(ids: &[String]) -> String {
     } else {
         shown
     }
-}
-
-/// An error with its causes, `a: b: c`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    text
 }
 
 /// What `GET {base}/models` said of the models wanted.

@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands, type About, type LocalParts, type NoticeComponent } from "../bindings";
+import { commands, type About, type LocalParts, type Component } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
 import { MarkdownLink } from "../links/Links";
 
@@ -24,7 +24,7 @@ export function PartsList({ parts, testIdPrefix }: { parts: LocalParts; testIdPr
 }
 
 const KINDS = ["part", "crate", "npm"];
-const keyOf = (c: NoticeComponent) => `${c.kind}/${c.name}/${c.version}`;
+const keyOf = (c: Component) => `${c.kind}/${c.name}/${c.version}`;
 
 /** Version, parts, and the notices of everything shipped, each with its licence texts. */
 export function AboutSection() {
@@ -106,7 +106,7 @@ export function AboutSection() {
 }
 
 /** One component; clicked, its licence texts below it. */
-function ComponentRow({ component, open, onToggle }: { component: NoticeComponent; open: boolean; onToggle: () => void }) {
+function ComponentRow({ component, open, onToggle }: { component: Component; open: boolean; onToggle: () => void }) {
   const { t } = useTranslation();
   return (
     <Fragment>

@@ -135,6 +135,14 @@ impl McpConfig {
         Ok(config)
     }
 
+    /// Removes the server `name`.
+    pub fn remove(&mut self, name: &str) -> Result<(), String> {
+        self.servers
+            .remove(name)
+            .map(drop)
+            .ok_or(format!("no MCP server named {name}"))
+    }
+
     /// Turns the server `name` on or off.
     pub fn set_enabled(&mut self, name: &str, enabled: bool) -> Result<(), String> {
         let server = self
