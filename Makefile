@@ -13,6 +13,6 @@ demo:
 test:
 	scripts/test.sh
 
-## Build the release packages (.deb, and AppImage where linuxdeploy can be fetched) under target/release/bundle/.
+## Build the release packages (.deb and AppImage) under target/release/bundle/.
 bundle:
 	scripts/bundle.sh

@@ -250,7 +250,8 @@ const coldStart = Math.round(page.interactiveAt - launched);
 console.log(`app interactive ${coldStart} ms after launch (the page's clock started ${Math.round(page.navigationAt - launched)} ms after launch; its DOM loaded ${Math.round(page.domContentLoaded)} ms and the composer was on screen ${Math.round(page.interactiveAt - page.navigationAt)} ms later)`);
 
 await sleep(2000);
-const idleMemory = treeRssMb(appBinary.split("/").pop());
+// The app's process is asterism-app however it was started (an AppImage execs it).
+const idleMemory = treeRssMb("asterism-app");
 // RSS counts the shared libraries (WebKit, GTK, Mesa's LLVM) once per process; PSS
 // shares them out, so its sum is the memory the tree really holds.
 console.log(`idle memory of the app's process tree: RSS ${idleMemory.rss.toFixed(0)} MB, PSS ${idleMemory.pss.toFixed(0)} MB`

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the release packages with the Tauri bundler: a .deb (and an AppImage where the
-# bundler can fetch linuxdeploy) under target/release/bundle/. Each carries the app, the
+# Builds the release packages: a .deb with the Tauri bundler, then an AppImage from its
+# tree (scripts/appimage.sh), under target/release/bundle/. Each carries the app, the
 # `asterism` CLI (/usr/bin/asterism from the .deb), and as resources (/usr/lib/Asterism/)
 # libpdfium, ONNX Runtime, the embedding model and the notices of everything shipped.
 set -euo pipefail
@@ -15,9 +15,7 @@ cp target/release/asterism "target/release/asterism-$triple"
 
 config=src-tauri/tauri.bundle.conf.json
 npx tauri build --ci --config "$config" --bundles deb -- --locked
-# The AppImage bundler downloads linuxdeploy from GitHub on first use; where that is
-# out of reach the .deb is still made and this says so.
-if ! npx tauri bundle --ci --config "$config" --bundles appimage >target/appimage.log 2>&1; then
-  echo "warning: no AppImage (the bundler could not run linuxdeploy; see target/appimage.log)" >&2
-fi
+# The AppImage is made from the .deb's tree by scripts/appimage.sh (the Tauri bundler's
+# AppImage step downloads its tools from GitHub).
+scripts/appimage.sh
 ls -l target/release/bundle/*/* 2>/dev/null | grep -E '\.(deb|AppImage)$' || true

