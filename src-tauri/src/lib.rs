@@ -9,6 +9,7 @@ mod error;
 mod library;
 mod links;
 mod mcp;
+pub mod painting;
 mod sessions;
 mod settings;
 mod setup;

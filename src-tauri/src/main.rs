@@ -10,5 +10,6 @@ fn main() {
         println!("asterism-app {}", env!("CARGO_PKG_VERSION"));
         return;
     }
+    asterism_app_lib::painting::choose();
     asterism_app_lib::run();
 }
