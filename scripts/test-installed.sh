@@ -46,6 +46,10 @@ mkdir -p "$HOME"
 cp "$root/crates/testkit/fixtures/pdfs/celerite_ms.pdf" paper.pdf
 unset LLM_BASE_URL LLM_API_KEY LLM_MODEL ASTERISM_PDFIUM ASTERISM_EMBEDDING_DIR
 
+if [ "$kind" = appimage ] && ! "$cli" --version >/dev/null 2>&1; then
+  echo "the AppImage cannot mount itself here (no FUSE): it extracts itself instead"
+  export APPIMAGE_EXTRACT_AND_RUN=1
+fi
 version="$("$cli" --version)"
 [ "$version" = "$expected" ] || fail "asterism --version said '$version'"
 echo "ok: $version"
