@@ -9,7 +9,6 @@ mod error;
 mod library;
 mod links;
 mod mcp;
-pub mod painting;
 mod sessions;
 mod settings;
 mod setup;

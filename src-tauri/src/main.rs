@@ -10,6 +10,5 @@ fn main() {
         println!("asterism-app {}", env!("CARGO_PKG_VERSION"));
         return;
     }
-    asterism_app_lib::painting::choose();
     asterism_app_lib::run();
 }
