@@ -10,7 +10,11 @@ use asterism_agent::{Services, Settings, bootstrap};
 use asterism_library::library::{ImportItem, ImportOutcome, IndexReport};
 use asterism_store::PaperFilter;
 use clap::{Args, Subcommand};
+
 use indicatif::{ProgressBar, ProgressStyle};
+
+mod objects;
+mod papers;
 
 #[derive(Subcommand)]
 pub enum LibraryCommand {
@@ -434,7 +438,7 @@ fn print_index(report: &Option<IndexReport>) {
 
 pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result<ExitCode> {
     let services = bootstrap::open_services(settings).await?;
-    let library = &services.library;
+    let services = services.as_ref();
     match command {
         LibraryCommand::Import {
             paths,
@@ -449,364 +453,72 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
                 index: !no_index,
                 json,
             };
-            import(&services, &paths, options).await
+            import(services, &paths, options).await
         }
-        LibraryCommand::Index { json } => {
-            let report = index(&services, json, None).await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print_index(&report);
-            }
-            Ok(match report {
-                Some(report) if report.error.is_some() => ExitCode::FAILURE,
-                _ => ExitCode::SUCCESS,
-            })
-        }
-        LibraryCommand::List { filter, json } => {
-            let filter = filter.resolve(&services).await?;
-            let papers = services.store.library_papers(&filter).await?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&papers)?);
-            } else if papers.is_empty() {
-                println!("the library is empty: asterism library import FOLDER");
-            } else {
-                for paper in &papers {
-                    let first = paper.authors.first().map(String::as_str).unwrap_or("?");
-                    let year = paper.year.map(|y| y.to_string()).unwrap_or_default();
-                    println!(
-                        "{}  {:<12} {first} {year}: {}  ({} passages)",
-                        paper.id, paper.status, paper.title, paper.chunks
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        LibraryCommand::Show { id, json } => {
-            let Some(paper_id) = services
-                .library
-                .resolve(&id)
-                .await
-                .map_err(anyhow::Error::msg)?
-            else {
-                eprintln!("error: {id} is not in the library");
-                return Ok(ExitCode::FAILURE);
-            };
-            let filter = PaperFilter {
-                paper_id: Some(paper_id.clone()),
-                ..PaperFilter::default()
-            };
-            let Some(paper) = services
-                .store
-                .library_papers(&filter)
-                .await?
-                .into_iter()
-                .next()
-            else {
-                eprintln!("error: {id} is not in the library");
-                return Ok(ExitCode::FAILURE);
-            };
-            let notes = services.store.notes(Some(&paper_id)).await?;
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(
-                        &serde_json::json!({"paper": paper, "notes": notes})
-                    )?
-                );
-            } else {
-                println!(
-                    "{}\n  id {}  status {}",
-                    paper.title, paper.id, paper.status
-                );
-                println!("  {}", paper.authors.join("; "));
-                for (label, value) in [
-                    ("bibcode", &paper.bibcode),
-                    ("arXiv", &paper.arxiv_id),
-                    ("DOI", &paper.doi),
-                ] {
-                    if let Some(value) = value {
-                        println!("  {label} {value}");
-                    }
-                }
-                for file in &paper.files {
-                    println!(
-                        "  file {} ({}, {} bytes{})",
-                        file.path,
-                        file.source,
-                        file.size_bytes,
-                        file.original_name
-                            .as_deref()
-                            .map(|n| format!(", from {n}"))
-                            .unwrap_or_default()
-                    );
-                }
-                if !paper.collections.is_empty() {
-                    println!("  collections: {}", paper.collections.join(", "));
-                }
-                if !paper.tags.is_empty() {
-                    println!("  tags: {}", paper.tags.join(", "));
-                }
-                for note in &notes {
-                    let page = note.page.map(|p| format!("p. {p}: ")).unwrap_or_default();
-                    println!(
-                        "  note {page}{}{}",
-                        note.quote
-                            .as_deref()
-                            .map(|q| format!("“{q}” "))
-                            .unwrap_or_default(),
-                        note.comment
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        LibraryCommand::Index { json } => index_command(services, json).await,
+        LibraryCommand::List { filter, json } => papers::list(services, filter, json).await,
+        LibraryCommand::Show { id, json } => papers::show(services, &id, json).await,
         LibraryCommand::Search {
             query,
             limit,
             filter,
             json,
-        } => {
-            let filter = filter.resolve(&services).await?;
-            let results = library.search(&query, &filter, limit.clamp(1, 100)).await?;
-            match json {
-                true => println!("{}", serde_json::to_string_pretty(&results)?),
-                false => print_hits(&results),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => search(services, &query, limit, filter, json).await,
         LibraryCommand::Delete { id, delete_notes } => {
-            let Some(paper_id) = library.resolve(&id).await.map_err(anyhow::Error::msg)? else {
-                eprintln!("error: {id} is not in the library");
-                return Ok(ExitCode::FAILURE);
-            };
-            let title = services
-                .store
-                .paper_record(&paper_id)
-                .await?
-                .map(|paper| paper.title)
-                .unwrap_or_default();
-            if library.delete(&paper_id, delete_notes).await? {
-                println!("deleted {title} ({paper_id})");
-                Ok(ExitCode::SUCCESS)
-            } else {
-                eprintln!("error: {id} is not in the library");
-                Ok(ExitCode::FAILURE)
-            }
+            papers::delete(services, &id, delete_notes).await
         }
-        LibraryCommand::Rename { id, title } => {
-            anyhow::ensure!(!title.trim().is_empty(), "the title is empty");
-            let paper_id = local_or_fail(&services, &id).await?;
-            services
-                .store
-                .set_paper_title(&paper_id, title.trim())
-                .await?;
-            println!("{paper_id} is now titled {:?}", title.trim());
-            Ok(ExitCode::SUCCESS)
-        }
+        LibraryCommand::Rename { id, title } => papers::rename(services, &id, &title).await,
         LibraryCommand::Notes { query, paper, json } => {
-            let notes = match (&query, &paper) {
-                (Some(query), _) => {
-                    let Some(expression) = asterism_library::library::search::fts_query(query)
-                    else {
-                        anyhow::bail!("the query has no words");
-                    };
-                    let found = services.store.search_notes(&expression, 100).await?;
-                    match &paper {
-                        Some(id) => {
-                            let paper_id = local_or_fail(&services, id).await?;
-                            found
-                                .into_iter()
-                                .filter(|note| note.paper_id.as_deref() == Some(paper_id.as_str()))
-                                .collect()
-                        }
-                        None => found,
-                    }
-                }
-                (None, Some(id)) => {
-                    let paper_id = local_or_fail(&services, id).await?;
-                    services.store.notes(Some(&paper_id)).await?
-                }
-                (None, None) => services.store.notes(None).await?,
-            };
-            if json {
-                println!("{}", serde_json::to_string_pretty(&notes)?);
-            } else if notes.is_empty() {
-                println!("no notes");
-            } else {
-                for note in &notes {
-                    let page = note.page.map(|p| format!(" p. {p}")).unwrap_or_default();
-                    let whose = note
-                        .paper_id
-                        .clone()
-                        .or_else(|| {
-                            note.paper_label
-                                .clone()
-                                .map(|label| format!("(deleted) {label}"))
-                        })
-                        .unwrap_or_default();
-                    let quote = note
-                        .quote
-                        .as_deref()
-                        .map(|q| format!("“{q}” "))
-                        .unwrap_or_default();
-                    println!("{whose}{page}: {quote}{}", note.comment);
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+            papers::notes(services, query, paper, json).await
         }
         LibraryCommand::Collect { id, collection } => {
-            let paper_id = local_or_fail(&services, &id).await?;
-            services
-                .store
-                .add_to_collection(&paper_id, &collection)
-                .await?;
-            println!("{id} is in {collection}");
-            Ok(ExitCode::SUCCESS)
+            papers::collect(services, &id, &collection).await
         }
-        LibraryCommand::Tag { id, tag } => {
-            let paper_id = local_or_fail(&services, &id).await?;
-            services.store.tag_paper(&paper_id, &tag).await?;
-            println!("{id} tagged {tag}");
-            Ok(ExitCode::SUCCESS)
+        LibraryCommand::Tag { id, tag } => papers::tag(services, &id, &tag).await,
+        LibraryCommand::Identify { id, json } => {
+            objects::identify(services, id.as_deref(), json).await
         }
-        LibraryCommand::Identify { id, json } => identify(&services, id.as_deref(), json).await,
-        LibraryCommand::Objects { json } => objects(&services, json).await,
-        LibraryCommand::Near { name, radius, json } => near(&services, &name, &radius, json).await,
+        LibraryCommand::Objects { json } => objects::objects(services, json).await,
+        LibraryCommand::Near { name, radius, json } => {
+            objects::near(services, &name, &radius, json).await
+        }
         LibraryCommand::ExportBib { collection, out } => {
-            let (text, entries, notes) = services.library.bibtex(collection).await?;
-            match out {
-                Some(path) => {
-                    std::fs::write(&path, &text)
-                        .with_context(|| format!("writing {}", path.display()))?;
-                    eprintln!("{entries} entries written to {}", path.display());
-                }
-                None => print!("{text}"),
-            }
-            for note in notes {
-                eprintln!("note: {note}");
-            }
-            Ok(ExitCode::SUCCESS)
+            papers::export_bib(services, collection, out).await
         }
     }
 }
 
-/// `asterism library identify [ID]`: one line per paper (and one per changed field),
-/// a count on stderr; `--json`: the outcomes.
-/// `library objects`: each object, where it is, and how many papers are about it.
-async fn objects(services: &Services, json: bool) -> anyhow::Result<ExitCode> {
-    let objects = services.library.objects().await?;
+/// `library index`: embeds what is not embedded yet; the report, or its JSON.
+async fn index_command(services: &Services, json: bool) -> anyhow::Result<ExitCode> {
+    let report = index(services, json, None).await?;
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"objects": objects}))?
-        );
-        return Ok(ExitCode::SUCCESS);
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_index(&report);
     }
-    if objects.is_empty() {
-        println!("no objects yet: they are found when papers are imported or downloaded");
-    }
-    for object in &objects {
-        println!(
-            "{:<24} {:<28} {:>3} paper{}",
-            object.name,
-            position(
-                object.ra_deg,
-                object.dec_deg,
-                object.resolved_name.as_deref()
-            ),
-            object.papers.len(),
-            if object.papers.len() == 1 { "" } else { "s" }
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(match report {
+        Some(report) if report.error.is_some() => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    })
 }
 
-fn position(ra: Option<f64>, dec: Option<f64>, resolved: Option<&str>) -> String {
-    match (ra, dec) {
-        (Some(ra), Some(dec)) => format!(
-            "{ra:>9.4} {dec:>+8.4}{}",
-            resolved
-                .map(|name| format!(" ({name})"))
-                .unwrap_or_default()
-        ),
-        _ => "not resolved yet".into(),
-    }
-}
-
-/// `library near NAME --radius R`: papers about objects within R of NAME.
-async fn near(
+/// `library search QUERY`: the best passages, or their JSON.
+async fn search(
     services: &Services,
-    name: &str,
-    radius: &str,
+    query: &str,
+    limit: usize,
+    filter: FilterArgs,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let radius =
-        asterism_library::library::objects::parse_radius(radius).map_err(anyhow::Error::msg)?;
-    let found = services
+    let filter = filter.resolve(services).await?;
+    let results = services
         .library
-        .objects_near(name, radius)
-        .await
-        .map_err(anyhow::Error::msg)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&found)?);
-        return Ok(ExitCode::SUCCESS);
+        .search(query, &filter, limit.clamp(1, 100))
+        .await?;
+    match json {
+        true => println!("{}", serde_json::to_string_pretty(&results)?),
+        false => print_hits(&results),
     }
-    println!(
-        "within {radius} arcmin of {} ({:.4} {:+.4}): {} object{}",
-        found.center.name,
-        found.center.ra_deg,
-        found.center.dec_deg,
-        found.objects.len(),
-        if found.objects.len() == 1 { "" } else { "s" }
-    );
-    for nearby in &found.objects {
-        println!(
-            "{}  {:.1} arcmin",
-            nearby.object.name, nearby.separation_arcmin
-        );
-        for paper in &nearby.object.papers {
-            println!(
-                "    {}  {} {}: {}",
-                paper.id,
-                paper.first_author.as_deref().unwrap_or("?"),
-                paper.year.map(|y| y.to_string()).unwrap_or_default(),
-                paper.title
-            );
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-async fn identify(services: &Services, id: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
-    let paper_id = match id {
-        Some(id) => Some(local_or_fail(services, id).await?),
-        None => None,
-    };
-    let outcomes = services.library.identify(paper_id.as_deref()).await?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&outcomes)?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    if outcomes.is_empty() {
-        println!("every paper is identified: none is known only from its PDF");
-    }
-    for outcome in &outcomes {
-        let via = outcome
-            .via
-            .as_deref()
-            .map(|via| format!("  (by {via})"))
-            .unwrap_or_default();
-        println!(
-            "{:<18} {}  {}{via}",
-            outcome.status, outcome.paper_id, outcome.title
-        );
-        for line in outcome.changes.iter().chain(&outcome.notes) {
-            println!("    {line}");
-        }
-    }
-    let found = outcomes.iter().filter(|o| o.status == "identified").count();
-    eprintln!("{found} of {} identified", outcomes.len());
     Ok(ExitCode::SUCCESS)
 }
 
