@@ -18,6 +18,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "vector_search/pca.rs"]
+mod pca;
 #[path = "vector_search/real.rs"]
 mod real;
 #[path = "vector_search/scan.rs"]
@@ -335,7 +337,7 @@ fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
     }
 }
 
-const EXPANSIONS: [usize; 9] = [32, 64, 128, 256, 384, 512, 768, 1024, 1536];
+const EXPANSIONS: [usize; 10] = [32, 64, 128, 256, 384, 512, 640, 768, 1024, 1536];
 
 fn codes(v: &[f32]) -> Vec<i8> {
     let largest = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
@@ -352,13 +354,17 @@ fn other_graphs(set: &Set, rows: &mut Vec<Row>) {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
+    let beam: usize = std::env::var("BENCH_EF_ADD")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(128);
     for m in counts {
         let options = IndexOptions {
             dimensions: DIMENSIONS,
             metric: MetricKind::Cos,
             quantization: ScalarKind::I8,
             connectivity: m,
-            expansion_add: 128,
+            expansion_add: beam,
             expansion_search: 64,
             multi: false,
         };
@@ -388,7 +394,7 @@ fn other_graphs(set: &Set, rows: &mut Vec<Row>) {
             index.change_expansion_search(ef);
             rows.push(measure(
                 set,
-                format!("HNSW M={m}, int8, ef={ef}"),
+                format!("HNSW M={m}, int8, insertion beam {beam}, ef={ef}"),
                 bytes,
                 build,
                 |q| {
@@ -437,8 +443,11 @@ fn run(set: &Set) {
     if std::env::var("BENCH_SKIP_SCANS").is_err() {
         scans(set, &mut rows);
     }
-    graph(set, &mut rows, n);
+    if std::env::var("BENCH_SKIP_GRAPH").is_err() {
+        graph(set, &mut rows, n);
+    }
     other_graphs(set, &mut rows);
+    pca::graphs(set, &mut rows);
     print(set, n, &rows);
 }
 

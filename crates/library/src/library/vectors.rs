@@ -4,7 +4,7 @@
 //! to a vector's scale, so the codes keep it within ~0.003). A query walks the graph
 //! instead of scanning every vector: on MiniLM embeddings, which all lean one way, a
 //! sign-bit scan needed 5% of the corpus as candidates to keep recall@10 at 0.95; the
-//! graph reaches it at 100k in ~2 ms (the `vector_search` bench; at 1M it falls short).
+//! graph reaches it at 100k in ~2.3 ms (the `vector_search` bench; at 1M it falls short).
 //!
 //! The graph is saved next to the database (`vectors.usearch` and the list of its
 //! chunk ids, `vectors.keys`) after each indexing run, and read back on first use, so a
@@ -28,12 +28,13 @@ const EXPANSION_ADD: usize = 128;
 /// A filter that lets at most this many vectors through is searched exactly.
 const EXACT_UP_TO: usize = 20_000;
 
-/// The beam while searching, wider as the graph grows. On the real-distribution bench:
-/// recall@10 0.96 at 100k (p95 ~2 ms); 0.91 for questions at 1M (p95 ~19 ms), short of
-/// 0.95 (docs/architecture/agent/library-and-rag.md, "Vector index").
+/// The beam while searching, wider as the graph grows. On the real-distribution bench
+/// (107 questions): recall@10 0.954-0.959 at 100k (p95 2.1-2.6 ms; 512 gave 0.939-0.951
+/// over five builds); 0.92 at 1M (p95 ~12 ms), short of 0.95
+/// (docs/architecture/agent/library-and-rag.md, "Vector index").
 pub fn expansion_for(total: usize) -> usize {
     match total {
-        0..=200_000 => 512,
+        0..=200_000 => 640,
         200_001..=2_000_000 => 1536,
         _ => 2048,
     }

@@ -1,0 +1,137 @@
+//! Every variable Asterism reads, with its default and what it is for (`.env.example`
+//! lists the same).
+
+/// Every variable Asterism reads, with its default and what it is for.
+pub const VARIABLES: &[(&str, &str, &str)] = &[
+    (
+        "ASTERISM_DATA_DIR",
+        "",
+        "Where the database, papers and tool outputs live.",
+    ),
+    (
+        "LLM_BASE_URL",
+        "https://api.openai.com/v1",
+        "OpenAI-compatible endpoint, including /v1.",
+    ),
+    (
+        "LLM_API_KEY",
+        "",
+        "API key of the endpoint (sent as a Bearer token).",
+    ),
+    (
+        "LLM_MODEL",
+        "",
+        "Model name; empty means the agent is not configured.",
+    ),
+    (
+        "FALLBACK_MODEL",
+        "",
+        "Model tried when the primary fails after retries.",
+    ),
+    (
+        "ENABLE_THINKING",
+        "false",
+        "Ask Qwen/DashScope models to think (sent only to them).",
+    ),
+    (
+        "LLM_IDLE_TIMEOUT_S",
+        "90",
+        "Seconds to wait for the model's response to start or for its next chunk before the call fails (and is retried).",
+    ),
+    (
+        "MAX_TOOL_ARGUMENT_KB",
+        "256",
+        "A tool call whose arguments are longer than this many KiB is refused before the tool runs.",
+    ),
+    (
+        "ASTERISM_MAX_STEPS",
+        "25",
+        "Model calls per run before it stops.",
+    ),
+    ("ADS_API_TOKEN", "", "NASA ADS API token."),
+    (
+        "ADS_API_URL",
+        "https://api.adsabs.harvard.edu/v1",
+        "NASA ADS API base URL.",
+    ),
+    (
+        "ARXIV_API_URL",
+        "https://export.arxiv.org/api",
+        "arXiv API base URL.",
+    ),
+    (
+        "ARXIV_URL",
+        "https://arxiv.org",
+        "arXiv site (PDF and HTML; the app's arXiv links).",
+    ),
+    (
+        "ADS_UI_URL",
+        "https://ui.adsabs.harvard.edu",
+        "NASA ADS web site the app's paper links open (…/abs/BIBCODE/abstract).",
+    ),
+    (
+        "DOI_URL",
+        "https://doi.org",
+        "DOI resolver the app's publisher links open (…/DOI).",
+    ),
+    (
+        "SIMBAD_URL",
+        "https://simbad.cds.unistra.fr/simbad",
+        "SIMBAD web site a target card links to (…/sim-id?Ident=NAME).",
+    ),
+    (
+        "SESAME_URL",
+        "https://cds.unistra.fr/cgi-bin/nph-sesame",
+        "CDS Sesame name resolver.",
+    ),
+    (
+        "CROSSREF_URL",
+        "https://api.crossref.org",
+        "Crossref REST API base URL (identifies imported PDFs by DOI, title and author).",
+    ),
+    (
+        "OLLAMA_URL",
+        "http://127.0.0.1:11434/v1",
+        "Where a local Ollama server is looked for when no model is configured (first-run setup, doctor).",
+    ),
+    (
+        "TARGET_CACHE_DAYS",
+        "30",
+        "Days a Sesame answer is reused before asking again (0: always ask).",
+    ),
+    (
+        "EMBEDDINGS",
+        "auto",
+        "Embeddings for library search: local (the installed MiniLM), remote (EMBEDDING_BASE_URL), none (keywords only), auto (local if installed, else remote if configured, else none).",
+    ),
+    (
+        "EMBEDDING_BASE_URL",
+        "",
+        "OpenAI-compatible base URL for remote embeddings (…/v1).",
+    ),
+    (
+        "EMBEDDING_API_KEY",
+        "",
+        "API key of the embedding endpoint.",
+    ),
+    (
+        "EMBEDDING_MODEL",
+        "text-embedding-3-small",
+        "Remote embedding model (must give 384 dimensions, or accept `dimensions`).",
+    ),
+    (
+        "MEMORY_EXTRACTION",
+        "false",
+        "After each answered `asterism ask`, let a subagent save what is worth remembering.",
+    ),
+    (
+        "ASTERISM_WORKSPACE",
+        "",
+        "The folder the agent's file tools and shell may use (never / or the home folder itself). The CLI's --workspace beats it; the CLI defaults to its working directory.",
+    ),
+    (
+        "SHELL_NETWORK",
+        "false",
+        "Let run_bash open network connections (off: its sandbox blocks TCP where Landlock can).",
+    ),
+];
