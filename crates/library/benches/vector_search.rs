@@ -143,10 +143,7 @@ fn generate(n: usize, draw: impl Fn(&mut Rng) -> Vec<f32> + Sync) -> Vec<Vec<f32
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+        joined(handles)
     })
 }
 
@@ -173,10 +170,7 @@ fn exact(data: &[Vec<f32>], queries: &[Vec<f32>]) -> Vec<HashSet<u32>> {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+        joined(handles)
     })
 }
 
@@ -346,6 +340,47 @@ fn codes(v: &[f32]) -> Vec<i8> {
         .collect()
 }
 
+/// What each thread made, in the threads' order.
+fn joined<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, Vec<T>>>) -> Vec<T> {
+    handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect()
+}
+
+/// `each(i, data[i])` for every vector, half of them on each core, results in order.
+fn on_both_cores<T: Send>(data: &[Vec<f32>], each: impl Fn(usize, &[f32]) -> T + Sync) -> Vec<T> {
+    let part = data.len().div_ceil(2).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = data
+            .chunks(part)
+            .enumerate()
+            .map(|(p, chunk)| {
+                let each = &each;
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| each(p * part + i, v))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        joined(handles)
+    })
+}
+
+/// Bytes per vector of a usearch graph (nodes, links and vectors), by its own count.
+fn bytes_in_use(index: &usearch::Index, n: usize) -> usize {
+    let stats = index.memory_stats();
+    let used = stats.graph_allocated + stats.vectors_allocated
+        - stats.graph_wasted
+        - stats.graph_reserved
+        - stats.vectors_wasted
+        - stats.vectors_reserved;
+    used / n
+}
+
 /// The same graph with other link counts, straight on usearch (`BENCH_M=24,32`).
 fn other_graphs(set: &Set, rows: &mut Vec<Row>) {
     use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
@@ -371,25 +406,9 @@ fn other_graphs(set: &Set, rows: &mut Vec<Row>) {
         let index = Index::new(&options).unwrap();
         index.reserve(set.data.len()).unwrap();
         let started = Instant::now();
-        let part = set.data.len().div_ceil(2);
-        std::thread::scope(|scope| {
-            for (p, chunk) in set.data.chunks(part).enumerate() {
-                let index = &index;
-                scope.spawn(move || {
-                    for (i, v) in chunk.iter().enumerate() {
-                        index.add((p * part + i) as u64, &codes(v)).unwrap();
-                    }
-                });
-            }
-        });
+        on_both_cores(&set.data, |i, v| index.add(i as u64, &codes(v)).unwrap());
         let build = started.elapsed().as_secs_f64();
-        let stats = index.memory_stats();
-        let used = stats.graph_allocated + stats.vectors_allocated
-            - stats.graph_wasted
-            - stats.graph_reserved
-            - stats.vectors_wasted
-            - stats.vectors_reserved;
-        let bytes = used / set.data.len() + 8;
+        let bytes = bytes_in_use(&index, set.data.len()) + 8;
         for ef in EXPANSIONS {
             index.change_expansion_search(ef);
             rows.push(measure(

@@ -11,7 +11,7 @@ use std::time::Instant;
 use nalgebra::{DMatrix, SymmetricEigen};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use super::{Row, Set, codes, measure};
+use super::{Row, Set, bytes_in_use, codes, measure, on_both_cores};
 use crate::real::DIMENSIONS;
 
 /// Mean and the leading `dims` principal directions of a sample of `data`.
@@ -122,39 +122,12 @@ pub fn graphs(set: &Set, rows: &mut Vec<Row>) {
         };
         let index = Index::new(&options).unwrap();
         index.reserve(set.data.len()).unwrap();
-        let part = set.data.len().div_ceil(2);
-        let full: Vec<Vec<i8>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = set
-                .data
-                .chunks(part)
-                .enumerate()
-                .map(|(p, chunk)| {
-                    let (index, reduced) = (&index, &reduced);
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .enumerate()
-                            .map(|(i, v)| {
-                                index.add((p * part + i) as u64, &reduced(v)).unwrap();
-                                codes(v)
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap())
-                .collect()
+        let full: Vec<Vec<i8>> = on_both_cores(&set.data, |i, v| {
+            index.add(i as u64, &reduced(v)).unwrap();
+            codes(v)
         });
         let build = started.elapsed().as_secs_f64();
-        let stats = index.memory_stats();
-        let used = stats.graph_allocated + stats.vectors_allocated
-            - stats.graph_wasted
-            - stats.graph_reserved
-            - stats.vectors_wasted
-            - stats.vectors_reserved;
-        let bytes = used / set.data.len() + 8 + DIMENSIONS;
+        let bytes = bytes_in_use(&index, set.data.len()) + 8 + DIMENSIONS;
         println!(
             "{}: PCA {d} explains {:.1}% of the variance; graph built in {build:.1} s",
             set.name,
