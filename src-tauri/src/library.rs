@@ -142,6 +142,7 @@ async fn import_paths(
         summary.embedded = Some(count(report.embedded));
         summary.index_error = report.error;
     }
+    asterism_agent::heap::release_free_memory();
     let _ = channel.send(ImportEvent::Finished(summary.clone()));
     Ok(summary)
 }

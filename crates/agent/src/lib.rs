@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod config;
 pub mod events;
 pub mod executor;
+pub mod heap;
 mod history;
 pub mod hooks;
 pub mod lease;
