@@ -12,8 +12,11 @@
 //!
 //! `cargo bench -p asterism-library --bench vector_search` (100k vectors);
 //! `BENCH_SIZES=100000,1000000` for 1M too; `BENCH_M=24,32` adds graphs with more links;
-//! `BENCH_SKIP_SCANS=1` leaves the scans out; `BENCH_WRITE_FIXTURE=1` only writes the
-//! test fixture `testkit/fixtures/vectors/minilm_passages.bin`. Needs the local model
+//! `BENCH_SKIP_SCANS=1` leaves the scans out, `BENCH_SKIP_GRAPH=1` the shipped graph;
+//! `BENCH_PCA=64` adds graphs over principal components (`vector_search/pca.rs`),
+//! `BENCH_SHARDS=2` the corpus in two graphs walked at once (`vector_search/shards.rs`);
+//! `BENCH_WRITE_FIXTURE=1` only writes the test fixture
+//! `testkit/fixtures/vectors/minilm_passages.bin`. Needs the local model
 //! (scripts/install-deps.sh) for the real-distribution set.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -24,6 +27,8 @@ mod pca;
 mod real;
 #[path = "vector_search/scan.rs"]
 mod scan;
+#[path = "vector_search/shards.rs"]
+mod shards;
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -467,6 +472,7 @@ fn run(set: &Set) {
     }
     other_graphs(set, &mut rows);
     pca::graphs(set, &mut rows);
+    shards::graphs(set, &mut rows);
     print(set, n, &rows);
 }
 
