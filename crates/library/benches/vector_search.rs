@@ -300,7 +300,12 @@ fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
     let started = Instant::now();
     assert!(reopened.load_saved());
     let loaded = started.elapsed().as_secs_f64();
-    let file = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    // Every graph's file (`vectors.usearch`, `vectors.1.usearch`) and id list.
+    let file: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
     println!(
         "{} N={n}: graph built in {build:.1} s, saved in {saved:.2} s ({} MB), read back in {loaded:.2} s",
         set.name,
@@ -328,7 +333,7 @@ fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
         };
         rows.push(measure(
             set,
-            format!("HNSW M=16, int8, ef={ef}{shipped}"),
+            format!("two HNSW graphs walked at once (the index), M=16, int8, ef={ef}{shipped}"),
             bytes,
             build,
             search,
