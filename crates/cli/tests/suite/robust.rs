@@ -45,7 +45,12 @@ async fn model(turns: Vec<Turn>) -> MockLlm {
 }
 
 /// Starts `ask --json` and returns once its first streamed text has arrived.
-fn ask_until_streaming(mut command: Command) -> Child {
+fn ask_until_streaming(command: Command) -> Child {
+    ask_until_shown(command, "")
+}
+
+/// Starts the command and returns once the answer streamed so far holds `text`.
+fn ask_until_shown(mut command: Command, text: &str) -> Child {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -53,6 +58,7 @@ fn ask_until_streaming(mut command: Command) -> Child {
         .unwrap();
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
+    let mut shown = String::new();
     loop {
         let line = lines
             .next()
@@ -60,7 +66,10 @@ fn ask_until_streaming(mut command: Command) -> Child {
             .unwrap();
         let event: Value = serde_json::from_str(&line).unwrap();
         if event["type"] == "TextDelta" {
-            break;
+            shown.push_str(event["delta"].as_str().unwrap_or_default());
+            if shown.contains(text) {
+                break;
+            }
         }
     }
     // Keep reading so the child never blocks on a full pipe.
@@ -248,7 +257,9 @@ async fn sigterm_and_sighup_keep_the_partial_answer_like_ctrl_c() {
         let data = root.path().join("data");
         let mut command = asterism(&data, &mock.base_url());
         command.args(["ask", "--json", "How far is NGC 4258?"]);
-        let child = ask_until_streaming(command);
+        // Signalled once the words it checks for were shown (the model streams 4
+        // characters at a time).
+        let child = ask_until_shown(command, "The tip of the");
         signal(&child, name);
         let output = wait_with_limit(child, Duration::from_secs(10));
         assert_eq!(output.status.code(), Some(code), "SIG{name}");
