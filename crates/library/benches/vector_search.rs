@@ -8,32 +8,31 @@
 //!
 //! For each: recall@10 against exact search, p50/p95 latency of one query on one thread
 //! (the scans use both cores from 250k vectors, as the old index did), bytes per vector
-//! and build time. The graph rows are the production `VectorIndex`.
+//! and build time. The index rows are the production `VectorIndex` (the inverted file),
+//! built by adding the vectors in batches as the indexer does, saved and read back, with
+//! other shares of its cells read per query beside the shipped one.
 //!
 //! `cargo bench -p asterism-library --bench vector_search` (100k vectors);
-//! `BENCH_SIZES=100000,1000000` for 1M too; `BENCH_M=24,32` adds graphs with more links;
-//! `BENCH_SKIP_SCANS=1` leaves the scans out, `BENCH_SKIP_GRAPH=1` the shipped graph;
-//! `BENCH_PCA=64` adds graphs over principal components (`vector_search/pca.rs`),
-//! `BENCH_SHARDS=2` the corpus in two graphs walked at once (`vector_search/shards.rs`);
+//! `BENCH_SIZES=100000,1000000` for 1M too; `BENCH_SKIP_SCANS=1` leaves the scans out,
+//! `BENCH_SKIP_INDEX=1` the index; `BENCH_SETS=real` only the real-distribution set.
+//! The HNSW graphs shipped before (usearch; one graph, two graphs walked at once, other
+//! link counts, graphs over principal components) were measured with this bench as of
+//! commit b7f4a22, where their code is.
 //! `BENCH_WRITE_FIXTURE=1` only writes the test fixture
 //! `testkit/fixtures/vectors/minilm_passages.bin`. Needs the local model
 //! (scripts/install-deps.sh) for the real-distribution set.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "vector_search/pca.rs"]
-mod pca;
 #[path = "vector_search/real.rs"]
 mod real;
 #[path = "vector_search/scan.rs"]
 mod scan;
-#[path = "vector_search/shards.rs"]
-mod shards;
 
 use std::collections::HashSet;
 use std::time::Instant;
 
-use asterism_library::library::vectors::{VectorIndex, expansion_for};
+use asterism_library::library::vectors::{VectorIndex, share_for};
 
 use real::DIMENSIONS;
 use scan::{First, Scan};
@@ -238,7 +237,7 @@ fn scans(set: &Set, rows: &mut Vec<Row>) {
         (
             First::Sign { centred: false },
             vec![
-                ("0.2% (shipped)", share(0.002)),
+                ("0.2%, the old index", share(0.002)),
                 ("1%", share(0.01)),
                 ("5%", share(0.05)),
             ],
@@ -276,9 +275,9 @@ fn scans(set: &Set, rows: &mut Vec<Row>) {
     }
 }
 
-fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
+fn cells(set: &Set, rows: &mut Vec<Row>, n: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("vectors.usearch");
+    let path = dir.path().join("vectors.cells");
     let index = VectorIndex::persisted_at(&path);
     index.load_saved();
     let pairs: Vec<(i64, Vec<f32>)> = set
@@ -300,20 +299,16 @@ fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
     let started = Instant::now();
     assert!(reopened.load_saved());
     let loaded = started.elapsed().as_secs_f64();
-    // Every graph's file (`vectors.usearch`, `vectors.1.usearch`) and id list.
-    let file: u64 = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.metadata().ok())
-        .map(|m| m.len())
-        .sum();
+    let file = std::fs::metadata(&path).unwrap().len();
     println!(
-        "{} N={n}: graph built in {build:.1} s, saved in {saved:.2} s ({} MB), read back in {loaded:.2} s",
+        "{} N={n}: {} cells built in {build:.1} s, saved in {saved:.2} s ({} MB), read back in {loaded:.2} s",
         set.name,
+        reopened.cell_count(),
         file / 1_000_000
     );
     let (bytes, allocated) = reopened.bytes_per_vector();
     println!(
-        "{} N={n}: graph memory {bytes} B/vector in use, {allocated} B/vector allocated; file {} B/vector",
+        "{} N={n}: {bytes} B/vector in use, {allocated} B/vector allocated; file {} B/vector",
         set.name,
         file as usize / n
     );
@@ -324,16 +319,21 @@ fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
             .map(|(id, _)| *id as u32)
             .collect()
     };
-    for ef in EXPANSIONS {
-        reopened.set_expansion(ef);
-        let shipped = if ef == expansion_for(n) {
-            " (shipped)"
-        } else {
-            ""
-        };
+    let shipped = share_for(n);
+    let mut shares: Vec<f64> = SHARES.to_vec();
+    shares.push(shipped);
+    shares.sort_by(f64::total_cmp);
+    shares.dedup();
+    for share in shares {
+        reopened.set_share(Some(share));
+        let label = if share == shipped { " (shipped)" } else { "" };
         rows.push(measure(
             set,
-            format!("two HNSW graphs walked at once (the index), M=16, int8, ef={ef}{shipped}"),
+            format!(
+                "inverted file (the index), {} cells, int8, nearest cells holding {:.1}% of the vectors read{label}",
+                reopened.cell_count(),
+                share * 100.0
+            ),
             bytes,
             build,
             search,
@@ -341,14 +341,8 @@ fn graph(set: &Set, rows: &mut Vec<Row>, n: usize) {
     }
 }
 
-const EXPANSIONS: [usize; 10] = [32, 64, 128, 256, 384, 512, 640, 768, 1024, 1536];
-
-fn codes(v: &[f32]) -> Vec<i8> {
-    let largest = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    v.iter()
-        .map(|x| (x / largest * 127.0).round() as i8)
-        .collect()
-}
+/// Shares of the cells read per query, besides the shipped one.
+const SHARES: [f64; 9] = [0.02, 0.04, 0.08, 0.12, 0.16, 0.20, 0.25, 0.30, 0.40];
 
 /// What each thread made, in the threads' order.
 fn joined<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, Vec<T>>>) -> Vec<T> {
@@ -356,88 +350,6 @@ fn joined<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, Vec<T>>>) -> Vec<T> 
         .into_iter()
         .flat_map(|h| h.join().unwrap())
         .collect()
-}
-
-/// `each(i, data[i])` for every vector, half of them on each core, results in order.
-fn on_both_cores<T: Send>(data: &[Vec<f32>], each: impl Fn(usize, &[f32]) -> T + Sync) -> Vec<T> {
-    let part = data.len().div_ceil(2).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = data
-            .chunks(part)
-            .enumerate()
-            .map(|(p, chunk)| {
-                let each = &each;
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| each(p * part + i, v))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        joined(handles)
-    })
-}
-
-/// Bytes per vector of a usearch graph (nodes, links and vectors), by its own count.
-fn bytes_in_use(index: &usearch::Index, n: usize) -> usize {
-    let stats = index.memory_stats();
-    let used = stats.graph_allocated + stats.vectors_allocated
-        - stats.graph_wasted
-        - stats.graph_reserved
-        - stats.vectors_wasted
-        - stats.vectors_reserved;
-    used / n
-}
-
-/// The same graph with other link counts, straight on usearch (`BENCH_M=24,32`).
-fn other_graphs(set: &Set, rows: &mut Vec<Row>) {
-    use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
-    let counts: Vec<usize> = std::env::var("BENCH_M")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
-    let beam: usize = std::env::var("BENCH_EF_ADD")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(128);
-    for m in counts {
-        let options = IndexOptions {
-            dimensions: DIMENSIONS,
-            metric: MetricKind::Cos,
-            quantization: ScalarKind::I8,
-            connectivity: m,
-            expansion_add: beam,
-            expansion_search: 64,
-            multi: false,
-        };
-        let index = Index::new(&options).unwrap();
-        index.reserve(set.data.len()).unwrap();
-        let started = Instant::now();
-        on_both_cores(&set.data, |i, v| index.add(i as u64, &codes(v)).unwrap());
-        let build = started.elapsed().as_secs_f64();
-        let bytes = bytes_in_use(&index, set.data.len()) + 8;
-        for ef in EXPANSIONS {
-            index.change_expansion_search(ef);
-            rows.push(measure(
-                set,
-                format!("HNSW M={m}, int8, insertion beam {beam}, ef={ef}"),
-                bytes,
-                build,
-                |q| {
-                    index
-                        .search(&codes(q), 10)
-                        .unwrap()
-                        .keys
-                        .iter()
-                        .map(|k| *k as u32)
-                        .collect()
-                },
-            ));
-        }
-    }
 }
 
 fn print(set: &Set, n: usize, rows: &[Row]) {
@@ -472,12 +384,9 @@ fn run(set: &Set) {
     if std::env::var("BENCH_SKIP_SCANS").is_err() {
         scans(set, &mut rows);
     }
-    if std::env::var("BENCH_SKIP_GRAPH").is_err() {
-        graph(set, &mut rows, n);
+    if std::env::var("BENCH_SKIP_INDEX").is_err() {
+        cells(set, &mut rows, n);
     }
-    other_graphs(set, &mut rows);
-    pca::graphs(set, &mut rows);
-    shards::graphs(set, &mut rows);
     print(set, n, &rows);
 }
 

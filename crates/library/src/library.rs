@@ -67,7 +67,7 @@ impl Library {
             papers,
             chunker,
             data_dir: data_dir.to_path_buf(),
-            index: Arc::new(VectorIndex::persisted_at(&data_dir.join("vectors.usearch"))),
+            index: Arc::new(VectorIndex::persisted_at(&data_dir.join("vectors.cells"))),
             embedder,
             crossref: None,
             targets: None,

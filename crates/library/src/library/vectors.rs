@@ -1,55 +1,47 @@
 //! The vector side of retrieval. sqlite-vec's `chunk_vectors` is the store of record;
-//! beside it, in memory, HNSW graphs (usearch) over the vectors quantised to one signed
-//! byte per dimension, each scaled to its own largest component (cosine is blind to a
-//! vector's scale, so the codes keep it within ~0.003). A query walks the graphs instead
-//! of scanning every vector: on MiniLM embeddings, which all lean one way, a sign-bit
-//! scan needed 5% of the corpus as candidates to keep recall@10 at 0.95; two graphs
-//! walked at once reach it at 100k in ~1.8 ms (the `vector_search` bench; at 1M in
-//! ~10 ms, short of the goal).
+//! beside it, in memory, an inverted file ([`cells`]) over the vectors quantised to one
+//! signed byte per dimension, each scaled to its own largest component (cosine is blind
+//! to a vector's scale, so the codes keep it within ~0.003): k-means cells, each cell's
+//! codes together, and a query reads the cells nearest to it. On MiniLM embeddings, which
+//! all lean one way, a sign-bit scan needed 5% of the corpus as candidates to keep
+//! recall@10 at 0.95, and graph walks needed beams so wide that 1M took ~10 ms; reading
+//! the nearest cells in order gives 0.969 at 100k (p95 ~1 ms) and 0.963 at 1M (p95 2.8
+//! ms) on the `vector_search` bench's real-distribution set.
 //!
-//! The graphs are saved next to the database (`vectors.usearch`, `vectors.1.usearch`
-//! and the lists of their chunk ids, `vectors.keys`, `vectors.1.keys`) after each
-//! indexing run, and read back on first use, so a restart does not rebuild them. On
-//! first use (and after deletions) they are reconciled with the store: vectors of
-//! deleted chunks leave them, stored vectors they lack (an indexing run that stopped
-//! before saving) are added.
+//! Below 20,000 vectors there is one cell and every code is scored. The cells are
+//! trained (k-means on a sample) when the corpus reaches 20,000 vectors and again each
+//! time it doubles; meanwhile new vectors join the cell of their nearest centre.
+//!
+//! The cells are saved next to the database (`vectors.cells`) after each indexing run,
+//! and read back on first use, so a restart does not rebuild them. On first use (and
+//! after deletions) they are reconciled with the store: vectors of deleted chunks leave
+//! them, stored vectors they lack (an indexing run that stopped before saving) are added.
+
+mod cells;
+mod file;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 use asterism_store::{PaperFilter, Store, StoreError};
-use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
+
+use cells::Cells;
+pub use cells::{TRAIN_FROM, cells_for, share_for};
 
 use crate::library::embed::DIMENSIONS;
 
-/// Links per node (twice as many on the bottom level): ~550 bytes a vector in all.
-const CONNECTIVITY: usize = 16;
-/// The beam while inserting.
-const EXPANSION_ADD: usize = 128;
 /// A filter that lets at most this many vectors through is searched exactly.
 const EXACT_UP_TO: usize = 20_000;
 
-/// The beam of each walk, wider as the graphs grow. On the real-distribution bench
-/// (107 questions), two graphs: recall@10 0.960 at 100k with 384 (p95 1.2 ms; one graph
-/// needed 640 for 0.954-0.959 at p95 2.1-2.6 ms); at 1M 0.945 with 1536 (p95 9.3 ms) and
-/// 0.964 with 2048 (p95 12.7 ms), short of the 5 ms goal
-/// (docs/architecture/agent/library-and-rag.md, "Vector index").
-pub fn expansion_for(total: usize) -> usize {
-    match total {
-        0..=200_000 => 384,
-        _ => 2048,
-    }
-}
-
-/// One signed byte per dimension, the largest component at +-127.
-fn codes(vector: &[f32]) -> Vec<i8> {
-    let largest = vector.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    let scale = if largest > 0.0 { 127.0 / largest } else { 1.0 };
-    (0..DIMENSIONS)
-        .map(|i| (vector.get(i).copied().unwrap_or(0.0) * scale).round() as i8)
-        .collect()
-}
+/// Files of the HNSW graphs earlier releases saved beside the database: removed once the
+/// cells are saved.
+const GRAPH_FILES: [&str; 4] = [
+    "vectors.usearch",
+    "vectors.keys",
+    "vectors.1.usearch",
+    "vectors.1.keys",
+];
 
 fn cosine(a: &[i8], b: &[i8]) -> f64 {
     let (mut dot, mut aa, mut bb) = (0i32, 0i32, 0i32);
@@ -67,230 +59,20 @@ fn cosine(a: &[i8], b: &[i8]) -> f64 {
     }
 }
 
-fn new_graph() -> Option<Index> {
-    let options = IndexOptions {
-        dimensions: DIMENSIONS,
-        metric: MetricKind::Cos,
-        quantization: ScalarKind::I8,
-        connectivity: CONNECTIVITY,
-        expansion_add: EXPANSION_ADD,
-        expansion_search: expansion_for(0),
-        multi: false,
-    };
-    Index::new(&options)
-        .inspect_err(|error| tracing::warn!(%error, "could not create the vector index"))
-        .ok()
-}
-
-/// One graph and the chunk ids in it.
-struct Shard {
-    index: Index,
-    keys: Vec<i64>,
-}
-
-impl Shard {
-    fn new() -> Option<Self> {
-        new_graph().map(|index| Self {
-            index,
-            keys: Vec::new(),
-        })
-    }
-
-    fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Adds vectors, on every core when there are many (usearch inserts concurrently).
-    fn add(&mut self, vectors: &[(i64, Vec<f32>)]) {
-        let fresh: Vec<&(i64, Vec<f32>)> = vectors
-            .iter()
-            .filter(|(id, _)| !self.index.contains(*id as u64))
-            .collect();
-        if fresh.is_empty() {
-            return;
-        }
-        let needed = self.index.size() + fresh.len();
-        if needed > self.index.capacity() {
-            let grown = needed.max(self.index.capacity() * 3 / 2).max(1024);
-            if let Err(error) = self.index.reserve(grown) {
-                tracing::warn!(%error, "the vector index could not grow");
-                return;
-            }
-        }
-        let threads = if fresh.len() >= 256 {
-            std::thread::available_parallelism().map_or(1, usize::from)
-        } else {
-            1
-        };
-        let part = fresh.len().div_ceil(threads);
-        let index = &self.index;
-        let added: Vec<i64> = std::thread::scope(|scope| {
-            let handles: Vec<_> = fresh
-                .chunks(part)
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .filter(|(id, vector)| index.add(*id as u64, &codes(vector)).is_ok())
-                            .map(|(id, _)| *id)
-                            .collect::<Vec<i64>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .filter_map(|handle| handle.join().ok())
-                .flatten()
-                .collect()
-        });
-        self.keys.extend(added);
-    }
-
-    fn remove(&mut self, gone: &HashSet<i64>) {
-        for id in gone {
-            let _ = self.index.remove(*id as u64);
-        }
-        self.keys.retain(|id| !gone.contains(id));
-    }
-
-    fn tune(&self, expansion: usize) {
-        if self.index.expansion_search() != expansion {
-            self.index.change_expansion_search(expansion);
-        }
-    }
-
-    /// The `k` nearest among `allowed`, exactly: for a narrow filter, where a graph walk
-    /// would mostly meet vectors the filter leaves out.
-    fn exact_among(&self, query: &[i8], k: usize, allowed: &HashSet<i64>) -> Vec<(i64, f64)> {
-        let mut stored = vec![0i8; DIMENSIONS];
-        let mut scored: Vec<(i64, f64)> = allowed
-            .iter()
-            .filter_map(|id| match self.index.get(*id as u64, &mut stored) {
-                Ok(1) => Some((*id, cosine(query, &stored))),
-                _ => None,
-            })
-            .collect();
-        best_first(&mut scored, k);
-        scored
-    }
-
-    /// The graph walk (with `allowed` as a predicate when given).
-    fn walk(&self, query: &[i8], k: usize, allowed: Option<&HashSet<i64>>) -> Vec<(i64, f64)> {
-        let found = match allowed {
-            Some(allowed) => self
-                .index
-                .filtered_search(query, k, |key| allowed.contains(&(key as i64))),
-            None => self.index.search(query, k),
-        };
-        let Ok(found) = found.inspect_err(|error| tracing::warn!(%error, "vector search")) else {
-            return Vec::new();
-        };
-        let mut hits: Vec<(i64, f64)> = found
-            .keys
-            .iter()
-            .zip(&found.distances)
-            .map(|(key, distance)| (*key as i64, 1.0 - f64::from(*distance)))
-            .collect();
-        best_first(&mut hits, k);
-        hits
-    }
-}
-
-/// The vectors in two graphs, each new one added to the smaller, both walked at once
-/// (one per core): each walk covers half the corpus, where a graph is easier to walk.
-/// On the real-distribution bench at 1M, two graphs reach recall@10 0.953 at p95 9.8 ms
-/// where one reached 0.924 at 12 ms, and build in 347 s instead of 800-940 s.
-struct Graph {
-    shards: Vec<Shard>,
-}
-
-/// How many graphs the vectors are split into: the cores of the machines it was
-/// measured on.
-const SHARDS: usize = 2;
-
-impl Graph {
-    fn new() -> Option<Self> {
-        let shards: Vec<Shard> = (0..SHARDS).filter_map(|_| Shard::new()).collect();
-        (shards.len() == SHARDS).then_some(Self { shards })
-    }
-
-    fn len(&self) -> usize {
-        self.shards.iter().map(Shard::len).sum()
-    }
-
-    fn keys(&self) -> impl Iterator<Item = &i64> {
-        self.shards.iter().flat_map(|shard| shard.keys.iter())
-    }
-
-    /// Adds vectors, each to the graph holding fewer.
-    fn add(&mut self, vectors: &[(i64, Vec<f32>)]) {
-        let fresh: Vec<(i64, Vec<f32>)> = vectors
-            .iter()
-            .filter(|(id, _)| !self.shards.iter().any(|s| s.index.contains(*id as u64)))
-            .cloned()
-            .collect();
-        let mut sizes: Vec<usize> = self.shards.iter().map(Shard::len).collect();
-        let mut parts: Vec<Vec<(i64, Vec<f32>)>> = vec![Vec::new(); self.shards.len()];
-        for vector in fresh {
-            let smallest = (0..sizes.len()).min_by_key(|i| sizes[*i]).unwrap_or(0);
-            sizes[smallest] += 1;
-            parts[smallest].push(vector);
-        }
-        for (shard, part) in self.shards.iter_mut().zip(&parts) {
-            shard.add(part);
-        }
-        self.tune();
-    }
-
-    fn remove(&mut self, gone: &HashSet<i64>) {
-        self.shards.iter_mut().for_each(|shard| shard.remove(gone));
-    }
-
-    fn tune(&self) {
-        let wanted = expansion_for(self.len());
-        self.shards.iter().for_each(|shard| shard.tune(wanted));
-    }
-
-    fn search(&self, query: &[f32], k: usize, allowed: Option<&HashSet<i64>>) -> Vec<(i64, f64)> {
-        let query = codes(query);
-        let exact = allowed.is_some_and(|a| a.len() <= EXACT_UP_TO.max(self.len() / 10));
-        let look = |shard: &Shard| match allowed {
-            Some(allowed) if exact => shard.exact_among(&query, k, allowed),
-            _ => shard.walk(&query, k, allowed),
-        };
-        let mut hits: Vec<(i64, f64)> = std::thread::scope(|scope| {
-            let (first, others) = self.shards.split_first()?;
-            let walks: Vec<_> = others
-                .iter()
-                .map(|shard| scope.spawn(|| look(shard)))
-                .collect();
-            let mut hits = look(first);
-            for walk in walks {
-                hits.extend(walk.join().unwrap_or_default());
-            }
-            Some(hits)
-        })
-        .unwrap_or_default();
-        best_first(&mut hits, k);
-        hits
-    }
-}
-
-fn best_first(hits: &mut Vec<(i64, f64)>, k: usize) {
-    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    hits.truncate(k);
-}
-
 #[derive(Default)]
 struct State {
-    graph: Option<Graph>,
+    cells: Option<Cells>,
     /// Chunks may have been deleted: reconcile with the store before the next query.
     stale: bool,
     /// Changed since it was last saved.
     unsaved: bool,
+    /// Counts changes, so a training that ran beside one is not applied over it.
+    changes: u64,
+    /// The share of the vectors a query reads, when not [`share_for`] (the benches).
+    share: Option<f64>,
 }
 
-/// The in-memory graph over the stored vectors, saved beside the database when given a
+/// The in-memory cells over the stored vectors, saved beside the database when given a
 /// path.
 #[derive(Default)]
 pub struct VectorIndex {
@@ -307,95 +89,13 @@ impl std::fmt::Debug for VectorIndex {
     }
 }
 
-fn keys_path(path: &Path) -> PathBuf {
-    path.with_extension("keys")
-}
-
-/// Where graph `n` is saved: `vectors.usearch`, then `vectors.1.usearch`, ...
-fn shard_path(path: &Path, n: usize) -> PathBuf {
-    if n == 0 {
-        path.to_path_buf()
-    } else {
-        path.with_extension(format!("{n}.usearch"))
-    }
-}
-
-/// The saved graphs, when they are there and whole. A library saved with one graph (an
-/// earlier release) has no second file: its graph is kept and the second starts empty.
-fn read_saved(path: &Path) -> Option<Graph> {
-    let mut shards = vec![read_shard(path)?];
-    for n in 1..SHARDS {
-        let at = shard_path(path, n);
-        shards.push(if at.is_file() {
-            read_shard(&at)?
-        } else {
-            Shard::new()?
-        });
-    }
-    let graph = Graph { shards };
-    // A stop between writing one file and the next can leave an id in two graphs (a
-    // chunk deleted, its id reused): such files are not whole.
-    let mut seen = HashSet::with_capacity(graph.len());
-    if !graph.keys().all(|id| seen.insert(*id)) {
-        tracing::warn!("the saved vector graphs disagree; rebuilding them");
-        return None;
-    }
-    graph.tune();
-    Some(graph)
-}
-
-/// One saved graph, when it is there and whole.
-fn read_shard(path: &Path) -> Option<Shard> {
-    let name = path.to_str()?;
-    if !path.is_file() {
-        return None;
-    }
-    let index = Index::restore(name)
-        .inspect_err(|error| tracing::warn!(%error, "the saved vector index is unreadable"))
-        .ok()?;
-    let keys: Vec<i64> = std::fs::read(keys_path(path))
-        .ok()?
-        .chunks_exact(8)
-        .filter_map(|bytes| bytes.try_into().ok().map(i64::from_le_bytes))
-        .collect();
-    let fits = index.dimensions() == DIMENSIONS
-        && index.scalar_kind() == ScalarKind::I8
-        && index.metric_kind() == MetricKind::Cos
-        && keys.len() == index.size();
-    fits.then_some(Shard { index, keys })
-}
-
-fn write_saved(path: &Path, graph: &Graph) -> std::io::Result<()> {
-    for (n, shard) in graph.shards.iter().enumerate() {
-        write_shard(&shard_path(path, n), shard)?;
-    }
-    Ok(())
-}
-
-fn write_shard(path: &Path, graph: &Shard) -> std::io::Result<()> {
-    let fail = |what: String| std::io::Error::other(what);
-    let name = path
-        .to_str()
-        .ok_or_else(|| fail(format!("{} is not UTF-8", path.display())))?;
-    let temporary = format!("{name}.tmp");
-    graph
-        .index
-        .save(&temporary)
-        .map_err(|error| fail(error.to_string()))?;
-    let keys: Vec<u8> = graph.keys.iter().flat_map(|id| id.to_le_bytes()).collect();
-    let keys_temporary = keys_path(path).with_extension("keys.tmp");
-    std::fs::write(&keys_temporary, keys)?;
-    std::fs::rename(&temporary, path)?;
-    std::fs::rename(&keys_temporary, keys_path(path))
-}
-
 impl VectorIndex {
     /// An index kept in memory only.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// An index saved at `path` (and `path` with the extension `keys`).
+    /// An index saved at `path` (`vectors.cells` beside the database).
     pub fn persisted_at(path: &Path) -> Self {
         Self {
             inner: RwLock::default(),
@@ -407,7 +107,7 @@ impl VectorIndex {
         self.inner
             .read()
             .ok()
-            .and_then(|state| state.graph.as_ref().map(Graph::len))
+            .and_then(|state| state.cells.as_ref().map(Cells::len))
             .unwrap_or(0)
     }
 
@@ -415,66 +115,59 @@ impl VectorIndex {
         self.len() == 0
     }
 
-    /// Bytes per vector in memory, for the figures: (in use by the graph, the codes and
-    /// the id list; allocated, with the allocator's room to grow).
+    /// Bytes per vector in memory, for the figures: (in use by the codes, scales, ids,
+    /// their map and the centres; allocated, with the vectors' room to grow).
     pub fn bytes_per_vector(&self) -> (usize, usize) {
         self.inner
             .read()
             .ok()
-            .and_then(|state| {
-                let graph = state.graph.as_ref()?;
-                let n = graph.len().max(1);
-                let (mut used, mut allocated) = (graph.len() * 8, graph.len() * 8);
-                for shard in &graph.shards {
-                    let stats = shard.index.memory_stats();
-                    let slack = stats.graph_wasted
-                        + stats.graph_reserved
-                        + stats.vectors_wasted
-                        + stats.vectors_reserved;
-                    used += (stats.graph_allocated + stats.vectors_allocated).saturating_sub(slack);
-                    allocated += shard.index.memory_usage();
-                }
-                Some((used / n, allocated / n))
-            })
+            .and_then(|state| state.cells.as_ref().map(Cells::bytes_per_vector))
             .unwrap_or((0, 0))
     }
 
-    fn read_or_create(&self) -> Option<Graph> {
-        self.path
-            .as_deref()
-            .and_then(read_saved)
-            .or_else(Graph::new)
+    /// How many cells there are.
+    pub fn cell_count(&self) -> usize {
+        self.inner
+            .read()
+            .ok()
+            .and_then(|state| state.cells.as_ref().map(|c| c.cells.len()))
+            .unwrap_or(0)
     }
 
-    /// Reads the saved graph (an empty one when there is none), without looking at the
-    /// store; true when it came from the file. For the benches: a library uses
+    fn read_or_create(&self) -> Cells {
+        self.path
+            .as_deref()
+            .filter(|path| path.is_file())
+            .and_then(file::read)
+            .unwrap_or_default()
+    }
+
+    /// Reads the saved cells (empty ones when there are none), without looking at the
+    /// store; true when they came from the file. For the benches: a library uses
     /// [`VectorIndex::ensure_loaded`].
     pub fn load_saved(&self) -> bool {
-        let graph = self.read_or_create();
-        let from_file = graph.as_ref().is_some_and(|graph| graph.len() > 0);
+        let cells = self.read_or_create();
+        let from_file = cells.len() > 0;
         if let Ok(mut state) = self.inner.write() {
-            state.graph = graph;
+            state.cells = Some(cells);
         }
         from_file
     }
 
-    /// Overrides the search beam of [`expansion_for`] until more vectors are added (for
-    /// the benches).
-    pub fn set_expansion(&self, expansion: usize) {
-        if let Ok(state) = self.inner.read()
-            && let Some(graph) = &state.graph
-        {
-            graph.shards.iter().for_each(|shard| shard.tune(expansion));
+    /// Overrides the share of the vectors a query reads ([`share_for`]; for the benches).
+    pub fn set_share(&self, share: Option<f64>) {
+        if let Ok(mut state) = self.inner.write() {
+            state.share = share;
         }
     }
 
-    /// Makes the graph match the store: read from its file (or built) on first use, then
-    /// reconciled. Cheap once loaded and nothing was deleted.
+    /// Makes the cells match the store: read from their file (or built) on first use,
+    /// then reconciled. Cheap once loaded and nothing was deleted.
     pub async fn ensure_loaded(&self, store: &Store) -> Result<(), StoreError> {
         let ready = self
             .inner
             .read()
-            .map(|state| state.graph.is_some() && !state.stale)
+            .map(|state| state.cells.is_some() && !state.stale)
             .unwrap_or(false);
         if ready {
             return Ok(());
@@ -489,21 +182,22 @@ impl VectorIndex {
             let Ok(mut state) = self.inner.write() else {
                 return Ok(());
             };
-            if state.graph.is_none() {
-                state.graph = self.read_or_create();
+            if state.cells.is_none() {
+                state.cells = Some(self.read_or_create());
             }
-            let Some(graph) = state.graph.as_mut() else {
+            let Some(cells) = state.cells.as_mut() else {
                 return Ok(());
             };
-            let gone: HashSet<i64> = graph
-                .keys()
+            let gone: HashSet<i64> = cells
+                .ids()
                 .filter(|id| !chunk_ids.contains(id))
                 .copied()
                 .collect();
-            graph.remove(&gone);
-            let missing = usize::try_from(embedded).unwrap_or(0) != graph.len();
+            cells.remove(&gone);
+            let missing = usize::try_from(embedded).unwrap_or(0) != cells.len();
             state.stale = false;
             state.unsaved |= !gone.is_empty();
+            state.changes += 1;
             missing
         };
         if missing {
@@ -514,13 +208,52 @@ impl VectorIndex {
         Ok(())
     }
 
-    /// Adds newly stored vectors (no effect before the first load, which reads them).
+    /// Adds newly stored vectors (no effect before the first load, which reads them);
+    /// trains the cells anew when the corpus has doubled.
     pub fn add(&self, vectors: &[(i64, Vec<f32>)]) {
+        let wants_training = match self.inner.write() {
+            Ok(mut state) => {
+                let state = &mut *state;
+                let Some(cells) = state.cells.as_mut() else {
+                    return;
+                };
+                cells.add(vectors);
+                state.unsaved = true;
+                state.changes += 1;
+                cells.wants_training()
+            }
+            Err(_) => false,
+        };
+        if wants_training {
+            self.train();
+        }
+    }
+
+    /// New centres and every vector moved to its nearest, worked out under the read
+    /// lock (queries go on meanwhile) and swapped in unless the cells changed meanwhile.
+    fn train(&self) {
+        let (regrouped, seen) = {
+            let Ok(state) = self.inner.read() else {
+                return;
+            };
+            let Some(cells) = state.cells.as_ref() else {
+                return;
+            };
+            let started = std::time::Instant::now();
+            let regrouped = cells.regrouped(cells.train());
+            tracing::info!(
+                vectors = cells.len(),
+                cells = regrouped.cells.len(),
+                seconds = started.elapsed().as_secs_f64(),
+                "trained the vector index"
+            );
+            (regrouped, state.changes)
+        };
         if let Ok(mut state) = self.inner.write()
-            && let Some(graph) = state.graph.as_mut()
+            && state.changes == seen
         {
-            graph.add(vectors);
-            state.unsaved = true;
+            state.cells = Some(regrouped);
+            state.changes += 1;
         }
     }
 
@@ -534,13 +267,14 @@ impl VectorIndex {
     /// Forgets every vector (the embedding model changed).
     pub fn clear(&self) {
         if let Ok(mut state) = self.inner.write() {
-            state.graph = Graph::new();
+            state.cells = Some(Cells::default());
             state.unsaved = true;
+            state.changes += 1;
         }
     }
 
-    /// Writes the graph to its file if it changed since the last save. A failure is
-    /// logged: the graph is rebuilt from the store when the file is missing or stale.
+    /// Writes the cells to their file if they changed since the last save. A failure is
+    /// logged: the cells are rebuilt from the store when the file is missing or stale.
     pub fn save(&self) {
         let Some(path) = &self.path else {
             return;
@@ -551,9 +285,12 @@ impl VectorIndex {
         if !state.unsaved {
             return;
         }
-        if let Some(graph) = &state.graph {
-            match write_saved(path, graph) {
-                Ok(()) => state.unsaved = false,
+        if let Some(cells) = &state.cells {
+            match file::write(path, cells) {
+                Ok(()) => {
+                    state.unsaved = false;
+                    forget_graph_files(path);
+                }
                 Err(error) => tracing::warn!(%error, "could not save the vector index"),
             }
         }
@@ -570,9 +307,29 @@ impl VectorIndex {
         let Ok(state) = self.inner.read() else {
             return Vec::new();
         };
-        match &state.graph {
-            Some(graph) if k > 0 => graph.search(query, k, allowed),
+        match &state.cells {
+            Some(cells) if k > 0 => {
+                let share = state.share.unwrap_or_else(|| share_for(cells.len()));
+                let exact_up_to = EXACT_UP_TO.max(cells.len() / 10);
+                cells.search(query, k, allowed, share, exact_up_to)
+            }
             _ => Vec::new(),
+        }
+    }
+}
+
+/// Removes the graph files an earlier release saved beside `path` (their vectors are in
+/// the cells now).
+fn forget_graph_files(path: &Path) {
+    let Some(dir) = path.parent() else {
+        return;
+    };
+    for name in GRAPH_FILES {
+        let old = dir.join(name);
+        if old.is_file()
+            && let Err(error) = std::fs::remove_file(&old)
+        {
+            tracing::warn!(%error, path = %old.display(), "could not remove an old vector graph");
         }
     }
 }
@@ -602,58 +359,44 @@ mod tests {
         v
     }
 
+    /// `n` unit vectors in 50 loose groups (xorshift: the same every run).
+    fn corpus(n: usize) -> Vec<(i64, Vec<f32>)> {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let groups: Vec<Vec<f32>> = (0..50)
+            .map(|_| (0..DIMENSIONS).map(|_| next()).collect())
+            .collect();
+        (0..n)
+            .map(|i| {
+                let mut v: Vec<f32> = groups[i % 50].iter().map(|g| g + 0.5 * next()).collect();
+                crate::library::embed::normalize(&mut v);
+                (i as i64 + 1, v)
+            })
+            .collect()
+    }
+
     #[test]
     fn int8_codes_keep_the_cosine() {
         let (v, q) = (unit(0), unit(16));
         let exact: f32 = v.iter().zip(&q).map(|(a, b)| a * b).sum();
-        assert!((cosine(&codes(&v), &codes(&q)) - f64::from(exact)).abs() < 0.005);
-        assert!((cosine(&codes(&v), &codes(&v)) - 1.0).abs() < 0.005);
-    }
-
-    /// A library saved by a release with one graph: its file is read as the first
-    /// graph, nothing is rebuilt, and new vectors go to the second until they balance.
-    #[test]
-    fn a_graph_saved_as_one_file_is_read_and_grows_into_two() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("vectors.usearch");
-        let mut single = Shard::new().unwrap();
-        let vectors: Vec<(i64, Vec<f32>)> = (0..60).map(|i| (i as i64 + 1, unit(i))).collect();
-        single.add(&vectors);
-        write_shard(&path, &single).unwrap();
-        let index = VectorIndex::persisted_at(&path);
-        assert!(index.load_saved());
-        assert_eq!(index.len(), 60);
-        assert_eq!(index.search(&unit(42), 1, None)[0].0, 43);
-        let more: Vec<(i64, Vec<f32>)> = (60..80).map(|i| (i as i64 + 1, unit(i))).collect();
-        index.add(&more);
-        let sizes = |index: &VectorIndex| -> Vec<usize> {
-            let state = index.inner.read().unwrap();
-            state
-                .graph
-                .as_ref()
-                .unwrap()
-                .shards
-                .iter()
-                .map(Shard::len)
-                .collect()
-        };
-        assert_eq!(sizes(&index), vec![60, 20]);
-        assert_eq!(index.search(&unit(70), 1, None)[0].0, 71);
-        index.save();
-        assert!(dir.path().join("vectors.1.usearch").is_file());
-        let reopened = VectorIndex::persisted_at(&path);
-        assert!(reopened.load_saved());
-        assert_eq!(sizes(&reopened), vec![60, 20]);
-        assert_eq!(reopened.search(&unit(70), 1, None)[0].0, 71);
+        let (cv, cq) = (cells::encode(&v).0, cells::encode(&q).0);
+        assert!((cosine(&cv, &cq) - f64::from(exact)).abs() < 0.005);
+        assert!((cosine(&cv, &cv) - 1.0).abs() < 0.005);
     }
 
     #[test]
     fn finds_a_stored_vector_and_respects_a_filter() {
         let index = VectorIndex::new();
-        index.inner.write().unwrap().graph = Graph::new();
+        index.inner.write().unwrap().cells = Some(Cells::default());
         let vectors: Vec<(i64, Vec<f32>)> = (0..100).map(|i| (i as i64 + 1, unit(i))).collect();
         index.add(&vectors);
-        assert_eq!(index.len(), 100);
+        index.add(&vectors[..10]);
+        assert_eq!(index.len(), 100, "an id already there is not added twice");
         let found = index.search(&unit(42), 3, None);
         assert_eq!(found[0].0, 43);
         assert!((found[0].1 - 1.0).abs() < 0.01);
@@ -662,5 +405,113 @@ mod tests {
         assert_eq!(found.len(), 3);
         assert!(found.iter().all(|(id, _)| allowed.contains(id)));
         assert!(index.search(&unit(42), 0, None).is_empty());
+    }
+
+    /// Removing moves the last vector of a cell into the hole: every other vector must
+    /// still be found where the map says it is.
+    #[test]
+    fn removed_vectors_are_gone_and_the_others_still_found() {
+        let index = VectorIndex::new();
+        index.inner.write().unwrap().cells = Some(Cells::default());
+        let vectors: Vec<(i64, Vec<f32>)> = (0..100).map(|i| (i as i64 + 1, unit(i))).collect();
+        index.add(&vectors);
+        let gone: HashSet<i64> = (1..=100).step_by(3).collect();
+        index
+            .inner
+            .write()
+            .unwrap()
+            .cells
+            .as_mut()
+            .unwrap()
+            .remove(&gone);
+        assert_eq!(index.len(), 100 - gone.len());
+        for (id, vector) in &vectors {
+            let found = index.search(vector, 1, None);
+            if gone.contains(id) {
+                assert_ne!(found[0].0, *id);
+            } else {
+                assert_eq!(found[0].0, *id);
+                let only: HashSet<i64> = [*id].into();
+                assert_eq!(index.search(vector, 5, Some(&only))[0].0, *id);
+            }
+        }
+    }
+
+    /// At 20,000 vectors the cells are trained; they are saved, read back the same, and
+    /// the graph files of an earlier release are removed.
+    #[test]
+    fn cells_are_trained_saved_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.cells");
+        for old in GRAPH_FILES {
+            std::fs::write(dir.path().join(old), b"an old graph").unwrap();
+        }
+        let index = VectorIndex::persisted_at(&path);
+        assert!(!index.load_saved());
+        let vectors = corpus(TRAIN_FROM + 1000);
+        for batch in vectors.chunks(4096) {
+            index.add(batch);
+        }
+        assert_eq!(index.len(), vectors.len());
+        assert!(
+            index.cell_count() >= cells_for(TRAIN_FROM),
+            "trained: {} cells",
+            index.cell_count()
+        );
+        let probe: Vec<&(i64, Vec<f32>)> = vectors.iter().step_by(997).collect();
+        let answers: Vec<Vec<(i64, f64)>> = probe
+            .iter()
+            .map(|(_, v)| index.search(v, 10, None))
+            .collect();
+        for ((id, _), found) in probe.iter().zip(&answers) {
+            assert_eq!(found[0].0, *id, "a stored vector is its own nearest");
+        }
+        index.save();
+        assert!(path.is_file());
+        for old in GRAPH_FILES {
+            assert!(!dir.path().join(old).exists(), "{old} is removed");
+        }
+        let reopened = VectorIndex::persisted_at(&path);
+        assert!(reopened.load_saved());
+        assert_eq!(reopened.len(), vectors.len());
+        assert_eq!(reopened.cell_count(), index.cell_count());
+        for ((_, v), before) in probe.iter().zip(&answers) {
+            assert_eq!(&reopened.search(v, 10, None), before);
+        }
+    }
+
+    /// A file cut short, with a byte changed in its header, or claiming more than it
+    /// holds is not read (the index is rebuilt from the store), and nothing panics.
+    #[test]
+    fn a_damaged_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.cells");
+        let index = VectorIndex::persisted_at(&path);
+        index.load_saved();
+        index.add(&corpus(300));
+        index.save();
+        let whole = std::fs::read(&path).unwrap();
+        assert!(file::read(&path).is_some());
+        let mut damaged = vec![
+            whole[..whole.len() - 1].to_vec(),
+            whole[..whole.len() / 2].to_vec(),
+        ];
+        let mut huge = whole.clone();
+        // The first cell's length, after the 8 + 4 + 4 + 8 + 1 bytes of header.
+        huge[25..33].copy_from_slice(&u64::MAX.to_le_bytes());
+        damaged.push(huge);
+        let mut longer = whole.clone();
+        longer.push(0);
+        damaged.push(longer);
+        let mut dimensions = whole.clone();
+        dimensions[8] ^= 1;
+        damaged.push(dimensions);
+        for bytes in damaged {
+            std::fs::write(&path, &bytes).unwrap();
+            assert!(file::read(&path).is_none(), "{} bytes read", bytes.len());
+            let reopened = VectorIndex::persisted_at(&path);
+            assert!(!reopened.load_saved());
+            assert_eq!(reopened.len(), 0);
+        }
     }
 }

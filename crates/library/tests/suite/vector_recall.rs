@@ -1,11 +1,12 @@
 //! The vector index on real MiniLM embeddings (`fixtures/vectors/minilm_passages.bin`:
 //! passages of the fixture PDFs and retrieval questions), through a real SQLite store:
 //! recall@10 against exact search, the same answers after a restart (read from the saved
-//! graph), and deleted passages never found again.
+//! cells), and deleted passages never found again; and on a corpus large enough for the
+//! cells to be trained, made of mixtures of the real passages.
 
 use std::collections::HashSet;
 
-use asterism_library::library::vectors::{VectorIndex, nearest};
+use asterism_library::library::vectors::{TRAIN_FROM, VectorIndex, nearest};
 use asterism_protocol::PaperRecord;
 use asterism_store::{NewChunk, Store};
 use asterism_testkit::fixture_path;
@@ -95,12 +96,12 @@ async fn real_embeddings_are_found_as_exact_search_finds_them_before_and_after_a
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in_dir(dir.path()).await.unwrap();
     let (_, ids) = stored_paper(&store, "real", &passages).await;
-    let path = dir.path().join("vectors.usearch");
+    let path = dir.path().join("vectors.cells");
 
     let index = VectorIndex::persisted_at(&path);
     let before = recall(&store, &index, &ids, &passages, &questions).await;
     assert!(before >= 0.95, "recall@10 {before}");
-    assert!(path.is_file(), "the graph is saved beside the database");
+    assert!(path.is_file(), "the index is saved beside the database");
 
     // A restart: the graph comes back from its file and answers the same.
     let reopened = VectorIndex::persisted_at(&path);
@@ -124,7 +125,7 @@ async fn a_deleted_paper_leaves_the_index_and_a_saved_graph_catches_up_with_the_
     let store = Store::open_in_dir(dir.path()).await.unwrap();
     let (_, kept) = stored_paper(&store, "kept", &passages[..300]).await;
     let (gone_paper, gone) = stored_paper(&store, "gone", &passages[300..400]).await;
-    let path = dir.path().join("vectors.usearch");
+    let path = dir.path().join("vectors.cells");
     let index = VectorIndex::persisted_at(&path);
     index.ensure_loaded(&store).await.unwrap();
     assert_eq!(index.len(), 400);
@@ -149,4 +150,69 @@ async fn a_deleted_paper_leaves_the_index_and_a_saved_graph_catches_up_with_the_
         found_itself += usize::from(hits[0].0 == *id);
     }
     assert!(found_itself >= 45, "{found_itself} of 50");
+}
+
+/// `n` vectors in the real passages' distribution: each a mixture of two passages
+/// (weights 0.3-0.7) with a little noise, normalised (xorshift: the same every run).
+fn mixtures(passages: &[Vec<f32>], n: usize) -> Vec<Vec<f32>> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n)
+        .map(|_| {
+            let a = &passages[(next() % passages.len() as u64) as usize];
+            let b = &passages[(next() % passages.len() as u64) as usize];
+            let w = 0.3 + 0.4 * (next() % 1000) as f32 / 1000.0;
+            let mut v: Vec<f32> = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| {
+                    w * x + (1.0 - w) * y + 0.01 * ((next() % 2001) as f32 / 1000.0 - 1.0)
+                })
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn trained_cells_keep_recall_against_exact_search_and_after_a_restart() {
+    let (passages, questions) = fixture();
+    let corpus = mixtures(&passages, TRAIN_FROM * 3 / 2);
+    let ids: Vec<i64> = (1..=corpus.len() as i64).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vectors.cells");
+    let index = VectorIndex::persisted_at(&path);
+    index.load_saved();
+    let pairs: Vec<(i64, Vec<f32>)> = ids.iter().copied().zip(corpus.iter().cloned()).collect();
+    for batch in pairs.chunks(4096) {
+        index.add(batch);
+    }
+    assert!(index.cell_count() > 100, "{} cells", index.cell_count());
+    let recall = |index: &VectorIndex| {
+        let mut found = 0;
+        for question in &questions {
+            let truth = exact_top10(&ids, &corpus, question);
+            let hits = index.search(question, 10, None);
+            found += hits.iter().filter(|(id, _)| truth.contains(id)).count();
+        }
+        found as f64 / (10 * questions.len()) as f64
+    };
+    let before = recall(&index);
+    assert!(
+        before >= 0.95,
+        "recall@10 {before} over {} cells",
+        index.cell_count()
+    );
+    index.save();
+    let reopened = VectorIndex::persisted_at(&path);
+    assert!(reopened.load_saved());
+    assert_eq!(reopened.len(), corpus.len());
+    assert_eq!(recall(&reopened), before);
 }
