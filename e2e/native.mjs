@@ -16,7 +16,7 @@
 // start, idle memory of the whole process tree and the replay's render time, and saves a
 // screenshot of each panel into e2e/artifacts (the README's come from there).
 
-import { spawn } from "node:child_process";
+import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync, copyFileSync, readFileSync, readdirSync, existsSync, realpathSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
@@ -170,7 +170,6 @@ await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).o
 
 // `--version` answers on stdout without opening a window.
 {
-  const { execFileSync } = await import("node:child_process");
   const version = execFileSync(appBinary, ["--version"], { encoding: "utf8", timeout: 10000 }).trim();
   const expected = JSON.parse(readFileSync(join(root, "src-tauri/tauri.conf.json"), "utf8")).version;
   if (version !== `asterism-app ${expected}`) throw new Error(`asterism-app --version said ${JSON.stringify(version)}`);
@@ -234,9 +233,13 @@ const find = async (css) => (await wd("POST", "/element", { using: "css selector
 const findAll = async (css) => (await wd("POST", "/elements", { using: "css selector", value: css })).map((e) => e[ELEMENT]);
 const script = (source, args = []) => wd("POST", "/execute/sync", { script: source, args });
 const timeline = () => script(`return [...document.querySelectorAll('[data-testid="timeline-item"]')].map(e => ({kind: e.dataset.kind, text: e.textContent}))`);
+/** The app's window as the X server shows it (ImageMagick's `import`, cropped to the
+ * window): WebKitWebDriver's own screenshot waits for a composited frame, which a
+ * webview that paints without GL compositing (the app's default, src-tauri/src/rendering.rs)
+ * can leave it waiting for until the session stops answering. */
 async function screenshot(name) {
-  const png = await wd("GET", "/screenshot");
-  writeFileSync(join(artifacts, name), Buffer.from(png, "base64"));
+  const { x, y, width, height } = await wd("GET", "/window/rect");
+  execFileSync("import", ["-window", "root", "-crop", `${width}x${height}+${x}+${y}`, "+repage", join(artifacts, name)], { timeout: 20000 });
 }
 
 await waitFor("the question box", () => find('[data-testid="question-input"]'));

@@ -9,6 +9,7 @@ mod error;
 mod library;
 mod links;
 mod mcp;
+mod rendering;
 mod sessions;
 mod settings;
 mod setup;
@@ -139,7 +140,7 @@ pub fn run() {
             // command can arrive before the state is managed, because the webview's
             // requests are served on this thread, which is busy until setup returns.
             if let Some(window) = app.config().app.windows.first() {
-                tauri::WebviewWindowBuilder::from_config(app.handle(), window)?
+                let window = tauri::WebviewWindowBuilder::from_config(app.handle(), window)?
                     .on_navigation(|url| {
                         let stays = links::stays_in_app(url);
                         if !stays {
@@ -153,6 +154,7 @@ pub fn run() {
                         }
                     })
                     .build()?;
+                rendering::configure(&window);
             }
             let started = std::time::Instant::now();
             let settings = asterism_agent::Settings::load()?;
