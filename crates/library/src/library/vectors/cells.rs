@@ -370,6 +370,9 @@ impl Cells {
         share: f64,
         exact_up_to: usize,
     ) -> Vec<(i64, f64)> {
+        if k == 0 {
+            return Vec::new();
+        }
         let (code, _) = encode(query);
         let mut hits = match allowed {
             Some(allowed) if allowed.len() <= exact_up_to => self.exact_among(&code, k, allowed),
