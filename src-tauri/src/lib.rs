@@ -160,6 +160,7 @@ pub fn run() {
             let settings = asterism_agent::Settings::load()?;
             links::allow_configured(app.handle(), &settings)?;
             let state = tauri::async_runtime::block_on(state::AppState::open(settings))?;
+            finish_interrupted_imports(&state);
             app.manage(state);
             tracing::info!(
                 elapsed_ms = started.elapsed().as_millis(),
@@ -172,6 +173,22 @@ pub fn run() {
         eprintln!("Asterism could not start: {error}");
         std::process::exit(1);
     }
+}
+
+/// Finishes, in the background, the imports an earlier run left unfinished (the app
+/// was closed or killed in the middle of one), then embeds their passages.
+fn finish_interrupted_imports(state: &state::AppState) {
+    let library = state.engine().services.library.clone();
+    tauri::async_runtime::spawn(async move {
+        let finished = library.finish_incomplete(&|_, _, _| {}).await;
+        if finished.is_empty() {
+            return;
+        }
+        tracing::info!(papers = finished.len(), "finished interrupted imports");
+        if let Err(error) = library.index(&|_, _| {}).await {
+            tracing::warn!(%error, "embedding the finished imports failed");
+        }
+    });
 }
 
 #[cfg(test)]

@@ -12,6 +12,10 @@ use asterism_store::PaperFilter;
 use clap::{Args, Subcommand};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio_util::sync::CancellationToken;
+
+use crate::signals;
 
 mod objects;
 mod papers;
@@ -282,6 +286,7 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
         "paperId": paper_id,
         "title": title,
         "message": message,
+        "resumed": item.resumed,
     });
     if let ImportOutcome::Imported {
         identified, chunks, ..
@@ -337,13 +342,94 @@ impl ImportCounts {
     }
 }
 
+/// Counts and times the files of an import as they finish, for the `i/M` lines, the
+/// ETA and what Ctrl-C reports.
+struct ImportClock {
+    started: std::time::Instant,
+    last: std::sync::Mutex<std::time::Instant>,
+    /// Files of this run done (not counting the resumed ones).
+    done: AtomicUsize,
+    total: usize,
+}
+
+impl ImportClock {
+    fn new(total: usize) -> Self {
+        let now = std::time::Instant::now();
+        Self {
+            started: now,
+            last: std::sync::Mutex::new(now),
+            done: AtomicUsize::new(0),
+            total,
+        }
+    }
+
+    /// `[3/10] imported … (42 passages, 2.1 s, ETA 0:15)`.
+    fn line(&self, item: &ImportItem) -> String {
+        let now = std::time::Instant::now();
+        let seconds = match self.last.lock() {
+            Ok(mut last) => std::mem::replace(&mut *last, now).elapsed().as_secs_f64(),
+            Err(_) => 0.0,
+        };
+        if item.resumed {
+            return format!("[earlier] {} ({seconds:.1} s)", outcome_line(item));
+        }
+        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        let left = self.total.saturating_sub(done);
+        let eta = self.started.elapsed().as_secs_f64() / done as f64 * left as f64;
+        format!(
+            "[{done}/{}] {} ({seconds:.1} s, ETA {}:{:02})",
+            self.total,
+            outcome_line(item),
+            eta as u64 / 60,
+            eta as u64 % 60
+        )
+    }
+
+    fn count(&self, item: &ImportItem) {
+        if !item.resumed {
+            self.done.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
 /// `asterism library import`: each file is reported as soon as it is done (a line, or an
 /// NDJSON object with `--json`), then the summary: on stderr for people, as the last
-/// NDJSON object (`kind: "finished"`) with `--json`. Exit 2 when a file failed.
+/// NDJSON object (`kind: "finished"`) with `--json`. Exit 2 when a file failed. Imports
+/// an earlier run left unfinished are finished first. Ctrl-C (or SIGTERM, SIGHUP) stops
+/// it between two commits: what was done is kept, and running it again finishes it.
 async fn import(
-    services: &Services,
+    settings: &Settings,
     paths: &[PathBuf],
     options: ImportOptions,
+) -> anyhow::Result<ExitCode> {
+    // Signals are caught before the library opens, so a Ctrl-C at any moment says so.
+    let cancel = CancellationToken::new();
+    let stopped_by = signals::cancel_on_signal(cancel.clone());
+    let clock = Arc::new(ImportClock::new(
+        asterism_library::library::import::collect_files(paths).len(),
+    ));
+    let run = async {
+        let services = bootstrap::open_services(settings).await?;
+        import_and_index(&services, paths, &options, clock.clone()).await
+    };
+    tokio::select! {
+        result = run => result,
+        () = cancel.cancelled() => {
+            eprintln!(
+                "stopped after {} of {} papers; run the same command again to finish",
+                clock.done.load(Ordering::SeqCst),
+                clock.total
+            );
+            Ok(ExitCode::from(stopped_by.exit_code()))
+        }
+    }
+}
+
+async fn import_and_index(
+    services: &Services,
+    paths: &[PathBuf],
+    options: &ImportOptions,
+    clock: Arc<ImportClock>,
 ) -> anyhow::Result<ExitCode> {
     let progress = bar(0, options.json, "importing");
     let report = if options.json {
@@ -357,18 +443,26 @@ async fn import(
     let items = services
         .library
         .import(paths, options.online, &move |done, total, item| {
-            shown.set_length(total as u64);
-            shown.set_position(done as u64);
+            if !item.resumed {
+                shown.set_length(total as u64);
+                shown.set_position(done as u64);
+            }
             match report {
-                FileReport::Json => emit(&file_event(done, total, item).to_string()),
-                FileReport::Line => emit(&outcome_line(item)),
-                FileReport::AboveBar => shown.println(outcome_line(item)),
+                FileReport::Json => {
+                    clock.count(item);
+                    emit(&file_event(done, total, item).to_string())
+                }
+                FileReport::Line => emit(&clock.line(item)),
+                FileReport::AboveBar => {
+                    clock.count(item);
+                    shown.println(outcome_line(item))
+                }
             }
         })
         .await;
     progress.finish_and_clear();
     if let Some(collection) = &options.collection {
-        for item in &items {
+        for item in items.iter().filter(|item| !item.resumed) {
             if let ImportOutcome::Imported { paper_id, .. }
             | ImportOutcome::Linked { paper_id, .. } = &item.outcome
             {
@@ -389,12 +483,15 @@ async fn import(
     } else {
         index(services, false, None).await?
     };
+    let (earlier, items): (Vec<ImportItem>, Vec<ImportItem>) =
+        items.into_iter().partition(|item| item.resumed);
     let counts = ImportCounts::of(&items);
     if options.json {
         emit(
             &serde_json::json!({
                 "kind": "finished",
                 "total": items.len(),
+                "resumed": earlier.len(),
                 "imported": counts.imported,
                 "linked": counts.linked,
                 "duplicates": counts.duplicates,
@@ -406,6 +503,12 @@ async fn import(
         );
     } else {
         eprintln!("{}", counts.describe(items.len()));
+        if !earlier.is_empty() {
+            eprintln!(
+                "and {} imported earlier, interrupted, now finished",
+                ImportCounts::of(&earlier).imported
+            );
+        }
         if options.index {
             print_index(&index_report);
         }
@@ -437,8 +540,6 @@ fn print_index(report: &Option<IndexReport>) {
 }
 
 pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result<ExitCode> {
-    let services = bootstrap::open_services(settings).await?;
-    let services = services.as_ref();
     match command {
         LibraryCommand::Import {
             paths,
@@ -453,7 +554,20 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
                 index: !no_index,
                 json,
             };
-            import(services, &paths, options).await
+            import(settings, &paths, options).await
+        }
+        command => {
+            let services = bootstrap::open_services(settings).await?;
+            run_with(services.as_ref(), command).await
+        }
+    }
+}
+
+/// The subcommands that only need the library open.
+async fn run_with(services: &Services, command: LibraryCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        LibraryCommand::Import { paths, .. } => {
+            anyhow::bail!("import {paths:?}: opened by `run`")
         }
         LibraryCommand::Index { json } => index_command(services, json).await,
         LibraryCommand::List { filter, json } => papers::list(services, filter, json).await,
@@ -488,8 +602,18 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
     }
 }
 
-/// `library index`: embeds what is not embedded yet; the report, or its JSON.
+/// `library index`: finishes the imports an earlier run left unfinished, then embeds
+/// what is not embedded yet; the report, or its JSON.
 async fn index_command(services: &Services, json: bool) -> anyhow::Result<ExitCode> {
+    let finished = services
+        .library
+        .finish_incomplete(&|_, _, item| {
+            if !json {
+                eprintln!("finished an interrupted import: {}", outcome_line(item));
+            }
+        })
+        .await;
+    let unfinished = ImportCounts::of(&finished).failed;
     let report = index(services, json, None).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -498,6 +622,7 @@ async fn index_command(services: &Services, json: bool) -> anyhow::Result<ExitCo
     }
     Ok(match report {
         Some(report) if report.error.is_some() => ExitCode::FAILURE,
+        _ if unfinished > 0 => ExitCode::FAILURE,
         _ => ExitCode::SUCCESS,
     })
 }

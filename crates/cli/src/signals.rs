@@ -21,12 +21,14 @@ impl StoppedBy {
     }
 }
 
-/// Cancels `cancel` on the first of SIGINT, SIGTERM or SIGHUP.
+/// Cancels `cancel` on the first of SIGINT, SIGTERM or SIGHUP. The handlers are in place
+/// when this returns (a signal a moment later is caught, not fatal).
 pub fn cancel_on_signal(cancel: CancellationToken) -> StoppedBy {
     let stopped = StoppedBy::default();
     let seen = stopped.0.clone();
+    let first = first_signal();
     tokio::spawn(async move {
-        let signal = first_signal().await;
+        let signal = first.await;
         seen.store(signal, Ordering::SeqCst);
         eprintln!("\ncancelling…");
         cancel.cancel();
@@ -34,25 +36,32 @@ pub fn cancel_on_signal(cancel: CancellationToken) -> StoppedBy {
     stopped
 }
 
+/// Registers the handlers now; the future resolves with the first signal's number.
 #[cfg(unix)]
-async fn first_signal() -> u8 {
+fn first_signal() -> impl std::future::Future<Output = u8> + Send + 'static {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut terminate), Ok(mut hangup)) = (
+    let handlers = (
+        signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
-    ) else {
-        let _ = tokio::signal::ctrl_c().await;
-        return 2;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => 2,
-        _ = terminate.recv() => 15,
-        _ = hangup.recv() => 1,
+    );
+    async move {
+        let (Ok(mut interrupt), Ok(mut terminate), Ok(mut hangup)) = handlers else {
+            let _ = tokio::signal::ctrl_c().await;
+            return 2;
+        };
+        tokio::select! {
+            _ = interrupt.recv() => 2,
+            _ = terminate.recv() => 15,
+            _ = hangup.recv() => 1,
+        }
     }
 }
 
 #[cfg(not(unix))]
-async fn first_signal() -> u8 {
-    let _ = tokio::signal::ctrl_c().await;
-    2
+fn first_signal() -> impl std::future::Future<Output = u8> + Send + 'static {
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+        2
+    }
 }

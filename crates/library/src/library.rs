@@ -97,21 +97,38 @@ impl Library {
     }
 
     /// Imports files and folders (see [`import`]); `online` lets ADS/arXiv identify them.
+    /// A file whose earlier import was interrupted is finished as it comes; then the
+    /// other unfinished imports (of files not named this time) are finished too, reported
+    /// through `progress` with their own count and `resumed` set.
     pub async fn import(
         &self,
         paths: &[PathBuf],
         online: bool,
         progress: import::ImportProgress<'_>,
     ) -> Vec<ImportItem> {
-        let items = self.importer(online).import(paths, progress).await;
-        for item in &items {
+        let importer = self.importer(online);
+        let mut items = importer.import(paths, progress).await;
+        items.extend(importer.finish_pending(progress).await);
+        self.link_new_objects(&items).await;
+        items
+    }
+
+    /// Finishes the imports an earlier run left unfinished (interrupted by Ctrl-C, a
+    /// crash or a power cut): each paper gets its text and passages, or a reason.
+    pub async fn finish_incomplete(&self, progress: import::ImportProgress<'_>) -> Vec<ImportItem> {
+        let items = self.importer(false).finish_pending(progress).await;
+        self.link_new_objects(&items).await;
+        items
+    }
+
+    async fn link_new_objects(&self, items: &[ImportItem]) {
+        for item in items {
             if let ImportOutcome::Imported { paper_id, .. } = &item.outcome
                 && let Err(error) = self.link_objects(paper_id).await
             {
                 tracing::warn!(%error, %paper_id, "could not link the paper's objects");
             }
         }
-        items
     }
 
     /// The library id of a paper named by library id, bibcode, arXiv id, DOI or the name

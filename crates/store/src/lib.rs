@@ -4,6 +4,7 @@
 //! One module per table group; every query is a runtime `sqlx::query` with binds.
 
 mod audit;
+mod imports;
 mod leases;
 mod library;
 mod memories;
@@ -27,6 +28,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use audit::AuditRow;
+pub use imports::PendingFile;
 pub use leases::{LeaseHolder, LeaseOutcome};
 pub use library::{
     ChunkHit, LibraryFile, LibraryPaper, NewChunk, Note, PageBreak, PaperFilter, page_at,

@@ -105,7 +105,8 @@ pub struct LibraryPaper {
     pub bibcode: Option<String>,
     pub arxiv_id: Option<String>,
     pub doi: Option<String>,
-    /// `metadata`, `downloaded`, `parsed` or `unidentified`.
+    /// `metadata`, `downloaded`, `parsed`, `unidentified` or `incomplete` (its import
+    /// was interrupted; the next import, `library index` or app start finishes it).
     pub status: String,
     pub files: Vec<LibraryFile>,
     pub collections: Vec<String>,
@@ -186,31 +187,9 @@ impl Store {
     /// Replaces a paper's chunks (their FTS rows and vectors go with the old ones).
     pub async fn replace_chunks(&self, paper_id: &str, chunks: &[NewChunk]) -> Result<usize> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query("DELETE FROM chunks WHERE paper_id = ?")
-            .bind(paper_id)
-            .execute(&mut *tx)
-            .await?;
-        for (ordinal, chunk) in chunks.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO chunks (paper_id, ordinal, page, page_end, page_breaks, section, text)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(paper_id)
-            .bind(i64::try_from(ordinal).unwrap_or(i64::MAX))
-            .bind(chunk.page)
-            .bind(chunk.page_end)
-            .bind(
-                (!chunk.page_breaks.is_empty())
-                    .then(|| serde_json::to_string(&chunk.page_breaks))
-                    .transpose()?,
-            )
-            .bind(&chunk.section)
-            .bind(&chunk.text)
-            .execute(&mut *tx)
-            .await?;
-        }
+        let count = replace_chunks_on(&mut tx, paper_id, chunks).await?;
         tx.commit().await?;
-        Ok(chunks.len())
+        Ok(count)
     }
 
     /// Chunks not embedded yet, oldest first.
@@ -667,4 +646,36 @@ impl Store {
         .await?;
         rows.iter().map(note_row).collect()
     }
+}
+
+/// Replaces a paper's chunks, on one connection (inside the caller's transaction).
+pub(crate) async fn replace_chunks_on(
+    conn: &mut sqlx::SqliteConnection,
+    paper_id: &str,
+    chunks: &[NewChunk],
+) -> Result<usize> {
+    sqlx::query("DELETE FROM chunks WHERE paper_id = ?")
+        .bind(paper_id)
+        .execute(&mut *conn)
+        .await?;
+    for (ordinal, chunk) in chunks.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO chunks (paper_id, ordinal, page, page_end, page_breaks, section, text)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(paper_id)
+        .bind(i64::try_from(ordinal).unwrap_or(i64::MAX))
+        .bind(chunk.page)
+        .bind(chunk.page_end)
+        .bind(
+            (!chunk.page_breaks.is_empty())
+                .then(|| serde_json::to_string(&chunk.page_breaks))
+                .transpose()?,
+        )
+        .bind(&chunk.section)
+        .bind(&chunk.text)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(chunks.len())
 }

@@ -50,6 +50,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "paper_objects",
         include_str!("../../../migrations/0010_paper_objects.sql"),
     ),
+    (
+        11,
+        "import_pending",
+        include_str!("../../../migrations/0011_import_pending.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -1,4 +1,4 @@
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
 use crate::{Result, Store};
 
@@ -56,67 +56,8 @@ impl Store {
     /// Finds the paper with any of these ids, or creates it from the record; fills ids
     /// and metadata it lacked. Returns the paper id.
     pub async fn upsert_paper(&self, paper: &asterism_protocol::PaperRecord) -> Result<String> {
-        let now = crate::now_rfc3339();
-        let existing = self
-            .find_paper(
-                paper.bibcode.as_deref(),
-                paper.arxiv_id.as_deref(),
-                paper.doi.as_deref(),
-            )
-            .await?;
-        // The published version of a stored preprint brings its reference: bibcode, DOI,
-        // journal, volume, page and year replace the preprint's (one entry, two versions).
-        let promote = match &existing {
-            Some(id) => {
-                is_published(paper)
-                    && !self
-                        .paper_record(id)
-                        .await?
-                        .is_some_and(|stored| is_published(&stored))
-            }
-            None => false,
-        };
-        let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        sqlx::query(
-            "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page, affiliations, metadata_source)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?, ?, ?, ?, ?)
-             ON CONFLICT(id) DO UPDATE SET
-               bibcode = CASE WHEN ?18 THEN COALESCE(excluded.bibcode, papers.bibcode) ELSE COALESCE(papers.bibcode, excluded.bibcode) END,
-               arxiv_id = COALESCE(papers.arxiv_id, excluded.arxiv_id),
-               doi = CASE WHEN ?18 THEN COALESCE(excluded.doi, papers.doi) ELSE COALESCE(papers.doi, excluded.doi) END,
-               title = CASE WHEN papers.title = '' THEN excluded.title ELSE papers.title END,
-               authors = CASE WHEN papers.authors = '[]' THEN excluded.authors ELSE papers.authors END,
-               year = CASE WHEN ?18 THEN COALESCE(excluded.year, papers.year) ELSE COALESCE(papers.year, excluded.year) END,
-               journal = CASE WHEN ?18 THEN COALESCE(excluded.journal, papers.journal) ELSE COALESCE(papers.journal, excluded.journal) END,
-               abstract = COALESCE(papers.abstract, excluded.abstract),
-               citation_count = COALESCE(excluded.citation_count, papers.citation_count),
-               volume = CASE WHEN ?18 THEN COALESCE(excluded.volume, papers.volume) ELSE COALESCE(papers.volume, excluded.volume) END,
-               page = CASE WHEN ?18 THEN COALESCE(excluded.page, papers.page) ELSE COALESCE(papers.page, excluded.page) END,
-               affiliations = CASE WHEN papers.affiliations = '[]' THEN excluded.affiliations ELSE papers.affiliations END,
-               metadata_source = COALESCE(papers.metadata_source, excluded.metadata_source),
-               updated_at = excluded.updated_at",
-        )
-        .bind(&id)
-        .bind(&paper.bibcode)
-        .bind(&paper.arxiv_id)
-        .bind(&paper.doi)
-        .bind(&paper.title)
-        .bind(serde_json::to_string(&paper.authors)?)
-        .bind(paper.year)
-        .bind(&paper.journal)
-        .bind(&paper.abstract_text)
-        .bind(serde_json::to_string(&paper.keywords)?)
-        .bind(paper.citation_count)
-        .bind(&now)
-        .bind(&now)
-        .bind(&paper.volume)
-        .bind(&paper.page)
-        .bind(serde_json::to_string(&paper.affiliations)?)
-        .bind(metadata_source(paper))
-        .bind(promote)
-        .execute(&self.pool)
-        .await?;
-        Ok(id)
+        let mut conn = self.pool.acquire().await?;
+        upsert_paper_on(&mut conn, paper).await
     }
 
     /// Replaces a paper's metadata with a better record (an online one for a paper
@@ -229,13 +170,8 @@ impl Store {
 impl Store {
     /// Sets a paper's library status (`metadata`, `downloaded`, `parsed`, `unidentified`).
     pub async fn set_paper_status(&self, paper_id: &str, status: &str) -> Result<()> {
-        sqlx::query("UPDATE papers SET status = ?, updated_at = ? WHERE id = ?")
-            .bind(status)
-            .bind(crate::now_rfc3339())
-            .bind(paper_id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        let mut conn = self.pool.acquire().await?;
+        set_status_on(&mut conn, paper_id, status).await
     }
 }
 
@@ -262,20 +198,8 @@ impl Store {
         arxiv_id: Option<&str>,
         doi: Option<&str>,
     ) -> Result<Option<String>> {
-        if bibcode.is_none() && arxiv_id.is_none() && doi.is_none() {
-            return Ok(None);
-        }
-        Ok(sqlx::query_scalar(
-            "SELECT id FROM papers
-             WHERE (?1 IS NOT NULL AND bibcode = ?1) OR (?2 IS NOT NULL AND arxiv_id = ?2)
-                OR (?3 IS NOT NULL AND lower(doi) = lower(?3))
-             LIMIT 1",
-        )
-        .bind(bibcode)
-        .bind(arxiv_id)
-        .bind(doi)
-        .fetch_optional(&self.pool)
-        .await?)
+        let mut conn = self.pool.acquire().await?;
+        find_paper_on(&mut conn, bibcode, arxiv_id, doi).await
     }
 
     /// A library paper as a record (its ids, metadata and local status).
@@ -324,27 +248,8 @@ impl Store {
     /// Stores (or replaces) a paper's parsed text and marks the paper parsed.
     pub async fn save_paper_text(&self, text: &PaperText) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO paper_texts (paper_id, source, engine, markdown, pages, sections, parsed_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT(paper_id) DO UPDATE SET source = excluded.source, engine = excluded.engine,
-               markdown = excluded.markdown, pages = excluded.pages, sections = excluded.sections,
-               parsed_at = excluded.parsed_at",
-        )
-        .bind(&text.paper_id)
-        .bind(&text.source)
-        .bind(&text.engine)
-        .bind(&text.markdown)
-        .bind(text.pages)
-        .bind(&text.sections)
-        .bind(&text.parsed_at)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE papers SET status = 'parsed', updated_at = ? WHERE id = ?")
-            .bind(crate::now_rfc3339())
-            .bind(&text.paper_id)
-            .execute(&mut *tx)
-            .await?;
+        save_paper_text_on(&mut tx, text).await?;
+        set_status_on(&mut tx, &text.paper_id, "parsed").await?;
         tx.commit().await?;
         Ok(())
     }
@@ -381,4 +286,143 @@ pub fn is_published(paper: &asterism_protocol::PaperRecord) -> bool {
         .as_deref()
         .is_some_and(|journal| !journal.trim().is_empty() && !journal.starts_with("arXiv"));
     journal_bibcode || (paper.doi.is_some() && journal)
+}
+
+/// [`Store::upsert_paper`] on one connection (or inside a transaction).
+pub(crate) async fn upsert_paper_on(
+    conn: &mut SqliteConnection,
+    paper: &asterism_protocol::PaperRecord,
+) -> Result<String> {
+    let now = crate::now_rfc3339();
+    let existing = find_paper_on(
+        &mut *conn,
+        paper.bibcode.as_deref(),
+        paper.arxiv_id.as_deref(),
+        paper.doi.as_deref(),
+    )
+    .await?;
+    // The published version of a stored preprint brings its reference: bibcode, DOI,
+    // journal, volume, page and year replace the preprint's (one entry, two versions).
+    let promote = match &existing {
+        Some(id) => is_published(paper) && !stored_is_published(&mut *conn, id).await?,
+        None => false,
+    };
+    let id = existing.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    sqlx::query(
+        "INSERT INTO papers (id, bibcode, arxiv_id, doi, title, authors, year, journal, abstract, keywords, citation_count, status, added_at, updated_at, volume, page, affiliations, metadata_source)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'metadata', ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET
+           bibcode = CASE WHEN ?18 THEN COALESCE(excluded.bibcode, papers.bibcode) ELSE COALESCE(papers.bibcode, excluded.bibcode) END,
+           arxiv_id = COALESCE(papers.arxiv_id, excluded.arxiv_id),
+           doi = CASE WHEN ?18 THEN COALESCE(excluded.doi, papers.doi) ELSE COALESCE(papers.doi, excluded.doi) END,
+           title = CASE WHEN papers.title = '' THEN excluded.title ELSE papers.title END,
+           authors = CASE WHEN papers.authors = '[]' THEN excluded.authors ELSE papers.authors END,
+           year = CASE WHEN ?18 THEN COALESCE(excluded.year, papers.year) ELSE COALESCE(papers.year, excluded.year) END,
+           journal = CASE WHEN ?18 THEN COALESCE(excluded.journal, papers.journal) ELSE COALESCE(papers.journal, excluded.journal) END,
+           abstract = COALESCE(papers.abstract, excluded.abstract),
+           citation_count = COALESCE(excluded.citation_count, papers.citation_count),
+           volume = CASE WHEN ?18 THEN COALESCE(excluded.volume, papers.volume) ELSE COALESCE(papers.volume, excluded.volume) END,
+           page = CASE WHEN ?18 THEN COALESCE(excluded.page, papers.page) ELSE COALESCE(papers.page, excluded.page) END,
+           affiliations = CASE WHEN papers.affiliations = '[]' THEN excluded.affiliations ELSE papers.affiliations END,
+           metadata_source = COALESCE(papers.metadata_source, excluded.metadata_source),
+           updated_at = excluded.updated_at",
+    )
+    .bind(&id)
+    .bind(&paper.bibcode)
+    .bind(&paper.arxiv_id)
+    .bind(&paper.doi)
+    .bind(&paper.title)
+    .bind(serde_json::to_string(&paper.authors)?)
+    .bind(paper.year)
+    .bind(&paper.journal)
+    .bind(&paper.abstract_text)
+    .bind(serde_json::to_string(&paper.keywords)?)
+    .bind(paper.citation_count)
+    .bind(&now)
+    .bind(&now)
+    .bind(&paper.volume)
+    .bind(&paper.page)
+    .bind(serde_json::to_string(&paper.affiliations)?)
+    .bind(metadata_source(paper))
+    .bind(promote)
+    .execute(&mut *conn)
+    .await?;
+    Ok(id)
+}
+
+/// The id of the paper with any of these ids, on one connection.
+async fn find_paper_on(
+    conn: &mut SqliteConnection,
+    bibcode: Option<&str>,
+    arxiv_id: Option<&str>,
+    doi: Option<&str>,
+) -> Result<Option<String>> {
+    if bibcode.is_none() && arxiv_id.is_none() && doi.is_none() {
+        return Ok(None);
+    }
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM papers
+         WHERE (?1 IS NOT NULL AND bibcode = ?1) OR (?2 IS NOT NULL AND arxiv_id = ?2)
+            OR (?3 IS NOT NULL AND lower(doi) = lower(?3))
+         LIMIT 1",
+    )
+    .bind(bibcode)
+    .bind(arxiv_id)
+    .bind(doi)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Whether the stored paper is the published version (see [`is_published`]).
+async fn stored_is_published(conn: &mut SqliteConnection, paper_id: &str) -> Result<bool> {
+    let row = sqlx::query("SELECT bibcode, doi, journal FROM papers WHERE id = ?")
+        .bind(paper_id)
+        .fetch_optional(conn)
+        .await?;
+    let Some(row) = row else { return Ok(false) };
+    Ok(is_published(&asterism_protocol::PaperRecord {
+        bibcode: row.try_get("bibcode")?,
+        doi: row.try_get("doi")?,
+        journal: row.try_get("journal")?,
+        ..Default::default()
+    }))
+}
+
+/// Stores (or replaces) a paper's parsed text, on one connection.
+pub(crate) async fn save_paper_text_on(
+    conn: &mut SqliteConnection,
+    text: &PaperText,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO paper_texts (paper_id, source, engine, markdown, pages, sections, parsed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(paper_id) DO UPDATE SET source = excluded.source, engine = excluded.engine,
+           markdown = excluded.markdown, pages = excluded.pages, sections = excluded.sections,
+           parsed_at = excluded.parsed_at",
+    )
+    .bind(&text.paper_id)
+    .bind(&text.source)
+    .bind(&text.engine)
+    .bind(&text.markdown)
+    .bind(text.pages)
+    .bind(&text.sections)
+    .bind(&text.parsed_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Sets a paper's library status, on one connection.
+pub(crate) async fn set_status_on(
+    conn: &mut SqliteConnection,
+    paper_id: &str,
+    status: &str,
+) -> Result<()> {
+    sqlx::query("UPDATE papers SET status = ?, updated_at = ? WHERE id = ?")
+        .bind(status)
+        .bind(crate::now_rfc3339())
+        .bind(paper_id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }

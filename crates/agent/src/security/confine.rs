@@ -25,7 +25,9 @@ pub enum Confinement {
     Full,
     /// Writes restricted; the kernel cannot restrict the network (Landlock before ABI 4).
     WritesOnly,
-    /// No Landlock: the shell runs unconfined.
+    /// The kernel has no Landlock (too old, or not enabled): the shell runs unconfined.
+    NoLandlock,
+    /// Landlock is there but confining failed (why); the shell does not run.
     Unavailable(String),
 }
 
@@ -39,6 +41,10 @@ impl Confinement {
             Confinement::WritesOnly => {
                 "sandboxed (Landlock): writes only in the workspace and its own temporary folder; this kernel cannot block the network".into()
             }
+            Confinement::NoLandlock => {
+                "NOT sandboxed: this kernel has no Landlock; run_bash can write anywhere you can"
+                    .into()
+            }
             Confinement::Unavailable(why) => {
                 format!("NOT sandboxed: {why}; run_bash can write anywhere you can")
             }
@@ -46,7 +52,7 @@ impl Confinement {
     }
 
     pub fn is_enforced(&self) -> bool {
-        !matches!(self, Confinement::Unavailable(_))
+        matches!(self, Confinement::Full | Confinement::WritesOnly)
     }
 }
 
@@ -78,9 +84,10 @@ pub async fn spawn_confined(
         let _runtime = handle.enter();
         let confinement = imp::confine(&limits);
         let spawned = match &confinement {
-            Confinement::Unavailable(why) if confinement_expected() => Err(std::io::Error::other(
-                format!("the shell sandbox could not be set up: {why}"),
-            )),
+            // Landlock is there and confining failed: the command does not run unconfined.
+            Confinement::Unavailable(why) => Err(std::io::Error::other(format!(
+                "the shell sandbox could not be set up: {why}"
+            ))),
             _ => command.spawn().map(|child| (child, confinement)),
         };
         let _ = sender.send(spawned);
@@ -88,12 +95,6 @@ pub async fn spawn_confined(
     receiver
         .await
         .unwrap_or_else(|_| Err(std::io::Error::other("the shell sandbox thread stopped")))
-}
-
-/// Whether the kernel enforces Landlock at all (then a failure to confine is an error,
-/// not a reason to run unconfined).
-fn confinement_expected() -> bool {
-    confinement().is_enforced()
 }
 
 #[cfg(target_os = "linux")]
@@ -136,9 +137,7 @@ mod imp {
         })();
         match result {
             Ok(status) => match (status.ruleset, status.landlock) {
-                (RulesetStatus::NotEnforced, _) => {
-                    Confinement::Unavailable("this kernel has no Landlock".into())
-                }
+                (RulesetStatus::NotEnforced, _) => Confinement::NoLandlock,
                 (_, LandlockStatus::Available { effective_abi, .. })
                     if !limits.network && effective_abi < ABI::V4 =>
                 {
@@ -156,6 +155,6 @@ mod imp {
     use super::{Confinement, ShellLimits};
 
     pub fn confine(_limits: &ShellLimits) -> Confinement {
-        Confinement::Unavailable("the shell sandbox needs Linux (Landlock)".into())
+        Confinement::NoLandlock
     }
 }

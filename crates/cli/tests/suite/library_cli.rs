@@ -270,10 +270,17 @@ fn import_without_a_terminal_prints_a_line_per_file_and_the_summary_on_stderr() 
         let stdout = String::from_utf8_lossy(&output.stdout);
         let lines: Vec<&str> = stdout.lines().collect();
         assert_eq!(lines.len(), 3, "{stdout}");
-        assert!(lines[0].starts_with(outcome), "{stdout}");
-        assert!(lines[1].starts_with(outcome), "{stdout}");
-        assert!(lines[2].starts_with("failed    "), "{stdout}");
+        assert!(
+            lines[0].starts_with(&format!("[1/3] {outcome}")),
+            "{stdout}"
+        );
+        assert!(
+            lines[1].starts_with(&format!("[2/3] {outcome}")),
+            "{stdout}"
+        );
+        assert!(lines[2].starts_with("[3/3] failed    "), "{stdout}");
         assert!(lines[2].contains("c-broken.pdf"), "{stdout}");
+        assert!(lines[2].ends_with(" s, ETA 0:00)"), "{stdout}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!stderr.contains("c-broken.pdf"), "reported once: {stderr}");
     }

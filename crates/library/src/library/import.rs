@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use asterism_protocol::PaperRecord;
-use asterism_store::{PaperFile, PaperText, Store};
+use asterism_store::{PaperFile, PaperText, PendingFile, Store};
 use regex::Regex;
 use sha2::{Digest, Sha256};
 
@@ -18,7 +18,7 @@ use crate::library::Chunker;
 use crate::library::identify::{complete, identify_online};
 use crate::library::metadata::{LOCAL_SOURCE, LocalMetadata};
 use crate::papers::PaperSearch;
-use crate::parse::{PdfError, extract_pdf, pages_to_markdown};
+use crate::parse::{PdfError, PdfText, extract_pdf, pages_to_markdown};
 use crate::sources::crossref::CrossrefClient;
 
 /// What became of one file.
@@ -60,6 +60,9 @@ pub struct ImportItem {
     pub path: String,
     #[serde(flatten)]
     pub outcome: ImportOutcome,
+    /// A file an earlier, interrupted import left unfinished (not one of the paths
+    /// asked for): `path` is the name it was imported under.
+    pub resumed: bool,
 }
 
 /// Reports progress: (files done, files in all, the file just done).
@@ -151,6 +154,7 @@ pub fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, ImportItem>> {
                 outcome: ImportOutcome::Failed {
                     reason: "no such file or folder".into(),
                 },
+                resumed: false,
             }));
         }
     }
@@ -168,6 +172,7 @@ impl Importer {
                 Ok(path) => ImportItem {
                     path: path.display().to_string(),
                     outcome: self.import_file(&path).await,
+                    resumed: false,
                 },
                 Err(item) => item,
             };
@@ -208,68 +213,22 @@ impl Importer {
     }
 
     async fn import_bytes(&self, path: &Path, bytes: Vec<u8>) -> Result<ImportOutcome, String> {
-        let storage = |error: asterism_store::StoreError| format!("storing it failed: {error}");
         let sha256 = sha256_hex(&bytes);
-        if let Some(paper_id) = self.store.paper_of_file(&sha256).await.map_err(storage)? {
-            return Ok(ImportOutcome::Duplicate { paper_id });
-        }
-        let (bytes, text, metadata) = tokio::task::spawn_blocking(move || {
-            let text = extract_pdf(&bytes);
-            let metadata = text
-                .as_ref()
-                .map(|text| LocalMetadata::of_pdf(text, &bytes))
-                .unwrap_or_default();
-            (bytes, text, metadata)
-        })
-        .await
-        .map_err(|error| format!("reading the PDF failed: {error}"))?;
-        // Damaged or not a PDF at all: nothing is stored. Encrypted or scanned: the
-        // file is kept (it is the user's paper) but cannot be searched.
-        let (text, warning) = match text {
-            Ok(text) => (Some(text), None),
-            Err(error @ (PdfError::Encrypted | PdfError::NoTextLayer { .. })) => {
-                (None, Some(error.to_string()))
+        if let Some(stored) = self.store.stored_file(&sha256).await.map_err(storage)? {
+            if !stored.pending {
+                return Ok(ImportOutcome::Duplicate {
+                    paper_id: stored.paper_id,
+                });
             }
-            Err(error) => return Err(error.to_string()),
-        };
+            // The same file, its import interrupted: finish it.
+            return self.finish(&stored, Some(bytes)).await;
+        }
         let file_name = path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let front = text
-            .as_ref()
-            .map(|text| {
-                text.pages
-                    .iter()
-                    .take(2)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_default();
-        let title_guess = text
-            .as_ref()
-            .and_then(|text| {
-                text.title
-                    .clone()
-                    .filter(|title| plausible_title(title))
-                    .or_else(|| text.title_guess.clone())
-            })
-            .unwrap_or_else(|| file_name.trim_end_matches(".pdf").to_string());
-        let mut local = metadata.to_record(&title_guess);
-        local.arxiv_id = local.arxiv_id.or_else(|| find_arxiv_id(&front));
-        local.doi = local.doi.or_else(|| find_doi(&front));
-        let title_guess = local.title.clone();
-
-        let mut record: Option<PaperRecord> = None;
-        if self.online {
-            let mut notes = Vec::new();
-            record = identify_online(&self.papers, self.crossref.as_ref(), &local, &mut notes)
-                .await
-                .map(|found| complete(found.record, &local));
-        }
-        let identified = record.is_some();
-        let record = record.unwrap_or(local);
+        let read = read_pdf(bytes, &file_name).await?;
+        let (record, identified) = self.identify(read.local.clone()).await;
         let existing = self
             .store
             .find_paper(
@@ -279,112 +238,284 @@ impl Importer {
             )
             .await
             .map_err(storage)?;
-        let paper_id = self.store.upsert_paper(&record).await.map_err(storage)?;
-        // An online record replaces what an earlier import read from the PDF.
-        if identified
-            && existing.is_some()
-            && self
-                .store
-                .paper_metadata_source(&paper_id)
-                .await
-                .map_err(storage)?
-                .as_deref()
-                == Some(LOCAL_SOURCE)
-        {
+        let existing_text = match &existing {
+            Some(paper_id) => self.store.paper_text(paper_id).await.map_err(storage)?,
+            None => None,
+        };
+        let needs_text = existing_text.is_none();
+        let stored_path = |paper_id: &str| self.stored_path(paper_id, &sha256);
+        let file_at = |paper_id: &str| PaperFile {
+            paper_id: paper_id.to_string(),
+            kind: "pdf".into(),
+            path: stored_path(paper_id).display().to_string(),
+            sha256: sha256.clone(),
+            size_bytes: i64::try_from(read.bytes.len()).unwrap_or(i64::MAX),
+            source: "import".into(),
+        };
+        let paper_id = self
+            .store
+            .begin_import(&record, &file_at, Some(&file_name), needs_text)
+            .await
+            .map_err(storage)?;
+        if identified && existing.is_some() {
+            self.prefer_online(&paper_id, &record).await?;
+        }
+        write_copy(&stored_path(&paper_id), &read.bytes).await?;
+        let title = self.title_of(&paper_id, &record.title).await?;
+        if !needs_text {
+            return Ok(ImportOutcome::Linked { paper_id, title });
+        }
+        self.commit(&paper_id, &title, read.text, read.warning)
+            .await
+    }
+
+    /// The paper's record from ADS/arXiv/Crossref (completed with what the PDF says),
+    /// or what the PDF says when offline or not found; and whether it was identified.
+    async fn identify(&self, local: PaperRecord) -> (PaperRecord, bool) {
+        if !self.online {
+            return (local, false);
+        }
+        let mut notes = Vec::new();
+        match identify_online(&self.papers, self.crossref.as_ref(), &local, &mut notes).await {
+            Some(found) => (complete(found.record, &local), true),
+            None => (local, false),
+        }
+    }
+
+    /// An online record replaces what an earlier import read from the PDF.
+    async fn prefer_online(&self, paper_id: &str, record: &PaperRecord) -> Result<(), String> {
+        let source = self
+            .store
+            .paper_metadata_source(paper_id)
+            .await
+            .map_err(storage)?;
+        if source.as_deref() == Some(LOCAL_SOURCE) {
             self.store
-                .replace_paper_metadata(&paper_id, &record)
+                .replace_paper_metadata(paper_id, record)
                 .await
                 .map_err(storage)?;
         }
-        let stored = self.copy_into_library(&paper_id, &sha256, &bytes).await?;
-        self.store
-            .add_paper_file(
-                &PaperFile {
-                    paper_id: paper_id.clone(),
-                    kind: "pdf".into(),
-                    path: stored.display().to_string(),
-                    sha256,
-                    size_bytes: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
-                    source: "import".into(),
-                },
-                Some(&file_name),
-            )
-            .await
-            .map_err(storage)?;
-        let title = self
+        Ok(())
+    }
+
+    async fn title_of(&self, paper_id: &str, fallback: &str) -> Result<String, String> {
+        Ok(self
             .store
-            .paper_record(&paper_id)
+            .paper_record(paper_id)
             .await
             .map_err(storage)?
             .map(|paper| paper.title)
-            .unwrap_or(title_guess);
-        let has_text = self
+            .unwrap_or_else(|| fallback.to_string()))
+    }
+
+    /// Finishes a file whose import was interrupted: parses the stored copy (written
+    /// again from `bytes` when it is missing and they are given) and commits its text.
+    pub async fn finish(
+        &self,
+        stored: &PendingFile,
+        bytes: Option<Vec<u8>>,
+    ) -> Result<ImportOutcome, String> {
+        let path = PathBuf::from(&stored.path);
+        let bytes = match (tokio::fs::read(&path).await, bytes) {
+            (Ok(stored_bytes), _) if sha256_hex(&stored_bytes) == stored.sha256 => stored_bytes,
+            (_, Some(bytes)) => {
+                write_copy(&path, &bytes).await?;
+                bytes
+            }
+            (_, None) => {
+                return Err(format!(
+                    "its import was interrupted and the library's copy is missing: import {} again",
+                    stored.original_name.as_deref().unwrap_or("the file")
+                ));
+            }
+        };
+        let name = stored.original_name.clone().unwrap_or_default();
+        let read = read_pdf(bytes, &name).await?;
+        let title = self.title_of(&stored.paper_id, &read.local.title).await?;
+        self.commit(&stored.paper_id, &title, read.text, read.warning)
+            .await
+    }
+
+    /// Finishes every import that was interrupted (see [`Importer::finish`]).
+    pub async fn finish_pending(&self, progress: ImportProgress<'_>) -> Vec<ImportItem> {
+        let pending = match self.store.pending_files().await {
+            Ok(pending) => pending,
+            Err(error) => {
+                return vec![ImportItem {
+                    path: self.data_dir.display().to_string(),
+                    outcome: ImportOutcome::Failed {
+                        reason: storage(error),
+                    },
+                    resumed: true,
+                }];
+            }
+        };
+        let total = pending.len();
+        let mut items = Vec::with_capacity(total);
+        for (done, stored) in pending.iter().enumerate() {
+            let outcome = self
+                .finish(stored, None)
+                .await
+                .unwrap_or_else(|reason| ImportOutcome::Failed { reason });
+            let item = ImportItem {
+                path: stored.original_name.clone().unwrap_or(stored.path.clone()),
+                outcome,
+                resumed: true,
+            };
+            progress(done + 1, total, &item);
+            items.push(item);
+        }
+        items
+    }
+
+    /// Commits the paper's text and passages (none for an encrypted or scanned PDF) and
+    /// ends its import.
+    async fn commit(
+        &self,
+        paper_id: &str,
+        title: &str,
+        text: Option<PdfText>,
+        warning: Option<String>,
+    ) -> Result<ImportOutcome, String> {
+        let local_only = self
             .store
-            .paper_text(&paper_id)
+            .paper_metadata_source(paper_id)
             .await
             .map_err(storage)?
-            .is_some();
-        if existing.is_some() && has_text {
-            return Ok(ImportOutcome::Linked { paper_id, title });
-        }
-        let mut chunks = 0;
-        if let Some(text) = text {
-            let heading = Some(title.as_str()).filter(|title| !title.is_empty());
+            .as_deref()
+            == Some(LOCAL_SOURCE);
+        let parsed = text.map(|text| {
+            let heading = Some(title).filter(|title| !title.is_empty());
             let (markdown, sections) = pages_to_markdown(&text.pages, heading);
-            self.store
-                .save_paper_text(&PaperText {
-                    paper_id: paper_id.clone(),
-                    source: "pdf".into(),
-                    engine: text.engine.name().into(),
-                    markdown: markdown.clone(),
-                    pages: i64::try_from(text.pages.len()).ok(),
-                    sections: serde_json::to_string(&sections).unwrap_or_else(|_| "[]".into()),
-                    parsed_at: chrono::Utc::now().to_rfc3339(),
-                })
-                .await
-                .map_err(storage)?;
-            chunks = self
-                .store
-                .replace_chunks(&paper_id, &self.chunker.chunk(&markdown))
-                .await
-                .map_err(storage)?;
-        }
-        if !identified && existing.is_none() {
-            self.store
-                .set_paper_status(&paper_id, "unidentified")
-                .await
-                .map_err(storage)?;
-        }
+            let chunks = self.chunker.chunk(&markdown);
+            let text = PaperText {
+                paper_id: paper_id.to_string(),
+                source: "pdf".into(),
+                engine: text.engine.name().into(),
+                markdown,
+                pages: i64::try_from(text.pages.len()).ok(),
+                sections: serde_json::to_string(&sections).unwrap_or_else(|_| "[]".into()),
+                parsed_at: chrono::Utc::now().to_rfc3339(),
+            };
+            (text, chunks)
+        });
+        let status = match (local_only, parsed.is_some()) {
+            (true, _) => "unidentified",
+            (false, true) => "parsed",
+            (false, false) => "downloaded",
+        };
+        let chunks = self
+            .store
+            .commit_import(
+                paper_id,
+                parsed
+                    .as_ref()
+                    .map(|(text, chunks)| (text, chunks.as_slice())),
+                status,
+            )
+            .await
+            .map_err(storage)?;
         Ok(ImportOutcome::Imported {
-            paper_id,
-            title,
-            identified,
+            paper_id: paper_id.to_string(),
+            title: title.to_string(),
+            identified: !local_only,
             chunks,
             warning,
         })
     }
 
-    /// Writes the PDF as `{data_dir}/papers/{paper_id}-{hash}.pdf` (temp file + rename).
-    async fn copy_into_library(
-        &self,
-        paper_id: &str,
-        sha256: &str,
-        bytes: &[u8],
-    ) -> Result<PathBuf, String> {
-        let folder = self.data_dir.join("papers");
-        tokio::fs::create_dir_all(&folder)
-            .await
-            .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
-        let target = folder.join(format!("{paper_id}-{}.pdf", &sha256[..12]));
-        let temp = folder.join(format!(".{paper_id}-{}.part", &sha256[..12]));
-        tokio::fs::write(&temp, bytes)
-            .await
-            .map_err(|error| format!("cannot write into the library: {error}"))?;
-        tokio::fs::rename(&temp, &target)
-            .await
-            .map_err(|error| format!("cannot write into the library: {error}"))?;
-        Ok(target)
+    /// `{data_dir}/papers/{paper_id}-{hash}.pdf`.
+    fn stored_path(&self, paper_id: &str, sha256: &str) -> PathBuf {
+        self.data_dir
+            .join("papers")
+            .join(format!("{paper_id}-{}.pdf", &sha256[..12]))
     }
+}
+
+fn storage(error: asterism_store::StoreError) -> String {
+    format!("storing it failed: {error}")
+}
+
+/// A PDF read: its bytes, its text (none when encrypted or scanned, with the warning
+/// saying so) and the record of what it says of itself.
+struct ReadPdf {
+    bytes: Vec<u8>,
+    text: Option<PdfText>,
+    warning: Option<String>,
+    local: PaperRecord,
+}
+
+/// Extracts the text and metadata of a PDF off the async threads. A damaged file or
+/// one that is not a PDF is an error (nothing is stored); an encrypted or scanned one
+/// is kept, unsearchable, with a warning.
+async fn read_pdf(bytes: Vec<u8>, file_name: &str) -> Result<ReadPdf, String> {
+    let (bytes, text, metadata) = tokio::task::spawn_blocking(move || {
+        let text = extract_pdf(&bytes);
+        let metadata = text
+            .as_ref()
+            .map(|text| LocalMetadata::of_pdf(text, &bytes))
+            .unwrap_or_default();
+        (bytes, text, metadata)
+    })
+    .await
+    .map_err(|error| format!("reading the PDF failed: {error}"))?;
+    let (text, warning) = match text {
+        Ok(text) => (Some(text), None),
+        Err(error @ (PdfError::Encrypted | PdfError::NoTextLayer { .. })) => {
+            (None, Some(error.to_string()))
+        }
+        Err(error) => return Err(error.to_string()),
+    };
+    let local = local_record(text.as_ref(), &metadata, file_name);
+    Ok(ReadPdf {
+        bytes,
+        text,
+        warning,
+        local,
+    })
+}
+
+/// What the PDF says of itself: its metadata, the arXiv id and DOI printed on its
+/// first pages, and a title (the file name when nothing better is found).
+fn local_record(text: Option<&PdfText>, metadata: &LocalMetadata, file_name: &str) -> PaperRecord {
+    let front = text
+        .map(|text| {
+            text.pages
+                .iter()
+                .take(2)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default();
+    let title_guess = text
+        .and_then(|text| {
+            text.title
+                .clone()
+                .filter(|title| plausible_title(title))
+                .or_else(|| text.title_guess.clone())
+        })
+        .unwrap_or_else(|| file_name.trim_end_matches(".pdf").to_string());
+    let mut local = metadata.to_record(&title_guess);
+    local.arxiv_id = local.arxiv_id.or_else(|| find_arxiv_id(&front));
+    local.doi = local.doi.or_else(|| find_doi(&front));
+    local
+}
+
+/// Writes the library's copy of a PDF (temp file + rename: never half a file).
+async fn write_copy(target: &Path, bytes: &[u8]) -> Result<(), String> {
+    let folder = target.parent().unwrap_or(Path::new("."));
+    tokio::fs::create_dir_all(folder)
+        .await
+        .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
+    let mut temp = target.as_os_str().to_owned();
+    temp.push(".part");
+    tokio::fs::write(&temp, bytes)
+        .await
+        .map_err(|error| format!("cannot write into the library: {error}"))?;
+    tokio::fs::rename(&temp, target)
+        .await
+        .map_err(|error| format!("cannot write into the library: {error}"))
 }
 
 #[cfg(test)]

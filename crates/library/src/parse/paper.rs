@@ -185,22 +185,21 @@ impl Parser {
                 .map_err(|error| ParseError::Storage(error.to_string()))??
             }
         };
+        let text = PaperText {
+            paper_id: paper_id.to_string(),
+            source: parsed.source.clone(),
+            engine: parsed.engine.clone(),
+            markdown: parsed.markdown.clone(),
+            pages: parsed.pages.map(i64::from),
+            sections: serde_json::to_string(&parsed.sections)
+                .map_err(|error| ParseError::Storage(error.to_string()))?,
+            parsed_at: chrono::Utc::now().to_rfc3339(),
+        };
+        // The text and the chunks for retrieval are committed together (embedding them
+        // is the indexer's job): a paper is never parsed without its passages.
+        let chunks = self.chunker.chunk(&parsed.markdown);
         self.store
-            .save_paper_text(&PaperText {
-                paper_id: paper_id.to_string(),
-                source: parsed.source.clone(),
-                engine: parsed.engine.clone(),
-                markdown: parsed.markdown.clone(),
-                pages: parsed.pages.map(i64::from),
-                sections: serde_json::to_string(&parsed.sections)
-                    .map_err(|error| ParseError::Storage(error.to_string()))?,
-                parsed_at: chrono::Utc::now().to_rfc3339(),
-            })
-            .await
-            .map_err(storage)?;
-        // The chunks for retrieval follow the text (embedding them is the indexer's job).
-        self.store
-            .replace_chunks(paper_id, &self.chunker.chunk(&parsed.markdown))
+            .commit_import(paper_id, Some((&text, &chunks)), "parsed")
             .await
             .map_err(storage)?;
         Ok((parsed, notes))

@@ -1,0 +1,142 @@
+//! Imports in flight. A paper and the file it is imported from are written together,
+//! the file marked pending (the paper `incomplete`); its text, its passages and the end
+//! of the mark are committed together. Whatever stops an import (Ctrl-C, a crash, a
+//! power cut) leaves either nothing or a paper that says it is incomplete and that the
+//! next import, `library index` or app start finishes: never a paper listed as parsed
+//! with no passages.
+
+use asterism_protocol::PaperRecord;
+use sqlx::Row;
+
+use crate::library::{NewChunk, replace_chunks_on};
+use crate::papers::{PaperFile, PaperText, save_paper_text_on, set_status_on, upsert_paper_on};
+use crate::{Result, Store};
+
+/// A stored file and whether its paper's passages are still to be committed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingFile {
+    pub paper_id: String,
+    /// The copy in the library's `papers/` folder.
+    pub path: String,
+    pub sha256: String,
+    /// The name of the file it was imported from.
+    pub original_name: Option<String>,
+    /// True until the paper's passages are committed.
+    pub pending: bool,
+}
+
+fn pending_file(row: &sqlx::sqlite::SqliteRow) -> Result<PendingFile> {
+    Ok(PendingFile {
+        paper_id: row.try_get("paper_id")?,
+        path: row.try_get("path")?,
+        sha256: row.try_get("sha256")?,
+        original_name: row.try_get("original_name")?,
+        pending: row.try_get::<i64, _>("pending")? != 0,
+    })
+}
+
+impl Store {
+    /// Writes the paper (found by its ids, or new) and its file in one transaction and
+    /// returns the paper id. `file_at(paper_id)` names the stored copy. With
+    /// `needs_text`, the file is pending and the paper `incomplete` until
+    /// [`Store::commit_import`]; without (another file of a paper already parsed), the
+    /// file is simply added.
+    pub async fn begin_import(
+        &self,
+        paper: &PaperRecord,
+        file_at: &(dyn Fn(&str) -> PaperFile + Send + Sync),
+        original_name: Option<&str>,
+        needs_text: bool,
+    ) -> Result<String> {
+        let mut tx = self.pool.begin().await?;
+        let paper_id = upsert_paper_on(&mut tx, paper).await?;
+        let file = file_at(&paper_id);
+        sqlx::query(
+            "INSERT INTO paper_files (paper_id, kind, path, original_name, sha256, size_bytes, source, added_at, pending)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING",
+        )
+        .bind(&paper_id)
+        .bind(&file.kind)
+        .bind(&file.path)
+        .bind(original_name)
+        .bind(&file.sha256)
+        .bind(file.size_bytes)
+        .bind(&file.source)
+        .bind(crate::now_rfc3339())
+        .bind(needs_text)
+        .execute(&mut *tx)
+        .await?;
+        let status = if needs_text {
+            "incomplete"
+        } else {
+            "downloaded"
+        };
+        sqlx::query(
+            "UPDATE papers SET status = ?, updated_at = ? WHERE id = ? AND (?4 OR status = 'metadata')",
+        )
+        .bind(status)
+        .bind(crate::now_rfc3339())
+        .bind(&paper_id)
+        .bind(needs_text)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(paper_id)
+    }
+
+    /// Commits a paper's text and passages, ends the pending mark of its files and sets
+    /// its status, all at once. `text: None`: nothing can be searched (an encrypted or
+    /// scanned PDF); the import is still over. Returns the passage count.
+    pub async fn commit_import(
+        &self,
+        paper_id: &str,
+        text: Option<(&PaperText, &[NewChunk])>,
+        status: &str,
+    ) -> Result<usize> {
+        let mut tx = self.pool.begin().await?;
+        let mut count = 0;
+        if let Some((text, chunks)) = text {
+            save_paper_text_on(&mut tx, text).await?;
+            count = replace_chunks_on(&mut tx, paper_id, chunks).await?;
+        }
+        sqlx::query("UPDATE paper_files SET pending = 0 WHERE paper_id = ? AND pending = 1")
+            .bind(paper_id)
+            .execute(&mut *tx)
+            .await?;
+        set_status_on(&mut tx, paper_id, status).await?;
+        tx.commit().await?;
+        Ok(count)
+    }
+
+    /// The stored file with this content hash, if any.
+    pub async fn stored_file(&self, sha256: &str) -> Result<Option<PendingFile>> {
+        let row = sqlx::query(
+            "SELECT paper_id, path, sha256, original_name, pending FROM paper_files WHERE sha256 = ?",
+        )
+        .bind(sha256)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(pending_file).transpose()
+    }
+
+    /// Every file whose import was interrupted, oldest first.
+    pub async fn pending_files(&self) -> Result<Vec<PendingFile>> {
+        let rows = sqlx::query(
+            "SELECT paper_id, path, sha256, original_name, pending FROM paper_files
+             WHERE pending = 1 ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(pending_file).collect()
+    }
+}
+
+impl Store {
+    /// `PRAGMA integrity_check`: `ok`, or what SQLite found damaged.
+    pub async fn integrity_check(&self) -> Result<String> {
+        let rows: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.join("; "))
+    }
+}
