@@ -22,7 +22,7 @@ pub struct ImportedFile {
     pub done: u32,
     pub total: u32,
     pub path: String,
-    /// imported | linked | duplicate | skipped | failed
+    /// imported | linked | duplicate | metadataOnly | skipped | failed
     pub outcome: String,
     pub paper_id: Option<String>,
     pub title: Option<String>,
@@ -45,6 +45,8 @@ pub struct ImportSummary {
     pub imported: u32,
     pub linked: u32,
     pub duplicates: u32,
+    /// Entries of a `.bib` or CSL-JSON file listed without a file.
+    pub metadata_only: u32,
     pub skipped: u32,
     pub failed: u32,
     /// Passages embedded after the import (`None`: no embedding model, keywords only).
@@ -76,6 +78,16 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
         } => ("imported", Some(paper_id), Some(title), warning.clone()),
         ImportOutcome::Linked { paper_id, title } => ("linked", Some(paper_id), Some(title), None),
         ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
+        ImportOutcome::MetadataOnly {
+            paper_id,
+            title,
+            missing,
+        } => (
+            "metadataOnly",
+            Some(paper_id),
+            Some(title),
+            (!missing.is_empty()).then(|| format!("file not found: {}", missing.join(", "))),
+        ),
         ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason.clone())),
         ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason.clone())),
     };
@@ -110,11 +122,13 @@ async fn import_paths(
     let mut summary = ImportSummary::default();
     for item in &items {
         match &item.outcome {
-            ImportOutcome::Imported { paper_id, .. } | ImportOutcome::Linked { paper_id, .. } => {
-                if matches!(item.outcome, ImportOutcome::Imported { .. }) {
-                    summary.imported += 1;
-                } else {
-                    summary.linked += 1;
+            ImportOutcome::Imported { paper_id, .. }
+            | ImportOutcome::Linked { paper_id, .. }
+            | ImportOutcome::MetadataOnly { paper_id, .. } => {
+                match item.outcome {
+                    ImportOutcome::Imported { .. } => summary.imported += 1,
+                    ImportOutcome::Linked { .. } => summary.linked += 1,
+                    _ => summary.metadata_only += 1,
                 }
                 if let Some(collection) = collection.as_deref().filter(|c| !c.trim().is_empty()) {
                     services
@@ -175,7 +189,7 @@ pub async fn library_import(
             let dialog = FileDialog {
                 title: Phrase::ImportFiles,
                 file_name: None,
-                filter: Some((Phrase::Pdf, &["pdf"])),
+                filter: Some((Phrase::Pdf, &["pdf", "bib", "json"])),
             };
             dialogs.pick_files(&window, dialog).await?
         }
@@ -627,7 +641,13 @@ pub async fn library_export_bib(
     let Some(path) = dialogs.save_file(&window, dialog).await? else {
         return Ok(None);
     };
-    let (text, entries, notes) = state.engine().services.library.bibtex(collection).await?;
+    // A file on disk, for JabRef or Zotero: it names the stored PDFs.
+    let (text, entries, notes) = state
+        .engine()
+        .services
+        .library
+        .bibtex(collection, true)
+        .await?;
     tokio::fs::write(&path, text).await.map_err(|error| {
         AppError::new(
             AppErrorKind::Storage,

@@ -549,6 +549,8 @@ export type ImportSummary_Deserialize = {
 	imported: number,
 	linked: number,
 	duplicates: number,
+	/**  Entries of a `.bib` or CSL-JSON file listed without a file. */
+	metadataOnly: number,
 	skipped: number,
 	failed: number,
 	/**  Passages embedded after the import (`None`: no embedding model, keywords only). */
@@ -562,6 +564,8 @@ export type ImportSummary_Serialize = {
 	imported: number,
 	linked: number,
 	duplicates: number,
+	/**  Entries of a `.bib` or CSL-JSON file listed without a file. */
+	metadataOnly: number,
 	skipped: number,
 	failed: number,
 	/**  Passages embedded after the import (`None`: no embedding model, keywords only). */
@@ -578,7 +582,7 @@ export type ImportedFile_Deserialize = {
 	done: number,
 	total: number,
 	path: string,
-	/**  imported | linked | duplicate | skipped | failed */
+	/**  imported | linked | duplicate | metadataOnly | skipped | failed */
 	outcome: string,
 	paperId?: string | null,
 	title?: string | null,
@@ -591,7 +595,7 @@ export type ImportedFile_Serialize = {
 	done: number,
 	total: number,
 	path: string,
-	/**  imported | linked | duplicate | skipped | failed */
+	/**  imported | linked | duplicate | metadataOnly | skipped | failed */
 	outcome: string,
 	paperId: string | null,
 	title: string | null,
@@ -667,7 +671,10 @@ export type LibraryPaper_Deserialize = {
 	bibcode?: string | null,
 	arxivId?: string | null,
 	doi?: string | null,
-	/**  `metadata`, `downloaded`, `parsed` or `unidentified`. */
+	/**
+	 *  `metadata`, `downloaded`, `parsed`, `unidentified` or `incomplete` (its import
+	 *  was interrupted; the next import, `library index` or app start finishes it).
+	 */
 	status: string,
 	files: LibraryFile_Deserialize[],
 	collections: string[],
@@ -685,7 +692,10 @@ export type LibraryPaper_Serialize = {
 	bibcode: string | null,
 	arxivId: string | null,
 	doi: string | null,
-	/**  `metadata`, `downloaded`, `parsed` or `unidentified`. */
+	/**
+	 *  `metadata`, `downloaded`, `parsed`, `unidentified` or `incomplete` (its import
+	 *  was interrupted; the next import, `library index` or app start finishes it).
+	 */
 	status: string,
 	files: LibraryFile_Serialize[],
 	collections: string[],

@@ -22,7 +22,9 @@ mod papers;
 
 #[derive(Subcommand)]
 pub enum LibraryCommand {
-    /// Import PDFs: files and folders (recursively). The originals are not touched.
+    /// Import PDFs (files and folders, recursively), and the libraries of other tools:
+    /// `.bib` files (JabRef, BibDesk, Zotero, Mendeley; with their linked PDFs) and
+    /// CSL-JSON. The originals are not touched.
     Import {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -120,6 +122,10 @@ pub enum LibraryCommand {
         /// Write to this file instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Name each paper's stored PDFs (`file = {:/path:PDF}`, as JabRef and Zotero
+        /// read it).
+        #[arg(long)]
+        with_files: bool,
     },
 }
 
@@ -204,6 +210,16 @@ fn outcome_line(item: &ImportItem) -> String {
                 item.path
             )
         }
+        ImportOutcome::MetadataOnly { title, missing, .. } => {
+            let looked = match missing.as_slice() {
+                [] => "it names no file".to_string(),
+                missing => format!("file not found: {}", missing.join(", ")),
+            };
+            format!(
+                "listed    {}  → {title} (metadata only: {looked})",
+                item.path
+            )
+        }
         ImportOutcome::Skipped { reason } => format!("skipped   {}  ({reason})", item.path),
         ImportOutcome::Failed { reason } => format!("failed    {}  ({reason})", item.path),
     }
@@ -274,6 +290,9 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
         } => ("imported", Some(paper_id), Some(title), warning.as_ref()),
         ImportOutcome::Linked { paper_id, title } => ("linked", Some(paper_id), Some(title), None),
         ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
+        ImportOutcome::MetadataOnly {
+            paper_id, title, ..
+        } => ("metadataOnly", Some(paper_id), Some(title), None),
         ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason)),
         ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason)),
     };
@@ -295,6 +314,9 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
         event["identified"] = serde_json::json!(identified);
         event["chunks"] = serde_json::json!(chunks);
     }
+    if let ImportOutcome::MetadataOnly { missing, .. } = &item.outcome {
+        event["missing"] = serde_json::json!(missing);
+    }
     event
 }
 
@@ -304,6 +326,7 @@ struct ImportCounts {
     imported: usize,
     linked: usize,
     duplicates: usize,
+    metadata_only: usize,
     skipped: usize,
     failed: usize,
 }
@@ -316,6 +339,7 @@ impl ImportCounts {
                 ImportOutcome::Imported { .. } => counts.imported += 1,
                 ImportOutcome::Linked { .. } => counts.linked += 1,
                 ImportOutcome::Duplicate { .. } => counts.duplicates += 1,
+                ImportOutcome::MetadataOnly { .. } => counts.metadata_only += 1,
                 ImportOutcome::Skipped { .. } => counts.skipped += 1,
                 ImportOutcome::Failed { .. } => counts.failed += 1,
             }
@@ -330,6 +354,7 @@ impl ImportCounts {
         for (count, what) in [
             (self.linked, "linked to papers already in the library"),
             (self.duplicates, "already in the library"),
+            (self.metadata_only, "listed without a file"),
             (self.skipped, "skipped"),
         ] {
             if count > 0 {
@@ -464,7 +489,8 @@ async fn import_and_index(
     if let Some(collection) = &options.collection {
         for item in items.iter().filter(|item| !item.resumed) {
             if let ImportOutcome::Imported { paper_id, .. }
-            | ImportOutcome::Linked { paper_id, .. } = &item.outcome
+            | ImportOutcome::Linked { paper_id, .. }
+            | ImportOutcome::MetadataOnly { paper_id, .. } = &item.outcome
             {
                 services
                     .store
@@ -495,6 +521,7 @@ async fn import_and_index(
                 "imported": counts.imported,
                 "linked": counts.linked,
                 "duplicates": counts.duplicates,
+                "metadataOnly": counts.metadata_only,
                 "skipped": counts.skipped,
                 "failed": counts.failed,
                 "index": index_report,
@@ -596,9 +623,11 @@ async fn run_with(services: &Services, command: LibraryCommand) -> anyhow::Resul
         LibraryCommand::Near { name, radius, json } => {
             objects::near(services, &name, &radius, json).await
         }
-        LibraryCommand::ExportBib { collection, out } => {
-            papers::export_bib(services, collection, out).await
-        }
+        LibraryCommand::ExportBib {
+            collection,
+            out,
+            with_files,
+        } => papers::export_bib(services, collection, out, with_files).await,
     }
 }
 

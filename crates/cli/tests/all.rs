@@ -6,6 +6,7 @@ mod suite {
     mod ask;
     mod common;
     mod doctor;
+    mod foreign_import;
     mod interrupted_import;
     mod library_cli;
     mod mcp;

@@ -3,6 +3,7 @@
 
 mod chunk;
 pub mod embed;
+pub mod foreign;
 pub mod identify;
 pub mod import;
 pub mod indexer;
@@ -173,29 +174,56 @@ impl Library {
         retriever.search(query, filter, k).await
     }
 
-    /// BibTeX for the whole library or one collection: one entry per paper (ADS's where
-    /// ADS answers, a local one otherwise), and notes saying which.
+    /// BibTeX for the whole library or one collection: one entry per paper (the entry it
+    /// was imported with from a `.bib` file, with its key and every field; else ADS's
+    /// where ADS answers, a local one otherwise), and notes saying which. `with_files`:
+    /// each entry names its stored files (`file = {:/path:PDF}`, the JabRef and Zotero
+    /// form) so the library can go back into those tools.
     pub async fn bibtex(
         &self,
         collection: Option<String>,
+        with_files: bool,
     ) -> Result<(String, usize, Vec<String>), StoreError> {
         let filter = PaperFilter {
             collection,
             ..PaperFilter::default()
         };
+        let mut kept = Vec::new();
         let mut records = Vec::new();
+        let mut files = Vec::new();
         for paper in self.store.library_papers(&filter).await? {
-            if let Some(record) = self.store.paper_record(&paper.id).await? {
-                records.push(record);
+            let paths: Vec<String> = paper.files.iter().map(|file| file.path.clone()).collect();
+            match self.store.foreign_entry(&paper.id).await? {
+                (_, Some(entry)) => kept.push((entry, paths)),
+                _ => {
+                    if let Some(record) = self.store.paper_record(&paper.id).await? {
+                        files.push(paths);
+                        records.push(record);
+                    }
+                }
             }
         }
-        let (entries, notes) =
+        let (entries, mut notes) =
             crate::papers::bibtex::bibtex(&records, Some(&self.papers.ads)).await;
-        let text: String = entries
-            .iter()
-            .map(|entry| format!("{}\n\n", entry.text.trim_end()))
+        if !kept.is_empty() {
+            notes.push(format!(
+                "{} entries as they were imported from .bib files (their keys and fields)",
+                kept.len()
+            ));
+        }
+        let mut texts: Vec<String> = kept
+            .into_iter()
+            .map(|(entry, paths)| with_file_field(&entry, with_files.then_some(&paths[..])))
             .collect();
-        Ok((text, entries.len(), notes))
+        for entry in &entries {
+            let paths = files.get(entry.paper).map(Vec::as_slice);
+            texts.push(with_file_field(&entry.text, paths.filter(|_| with_files)));
+        }
+        let text: String = texts
+            .iter()
+            .map(|entry| format!("{}\n\n", entry.trim_end()))
+            .collect();
+        Ok((text, texts.len(), notes))
     }
 
     /// Deletes a paper, its chunks, vectors and stored files; its notes are kept unless
@@ -218,4 +246,38 @@ impl Library {
         }
         Ok(true)
     }
+}
+
+/// The entry with a `file` field naming `paths` (JabRef's `:path:PDF;…`, `:` and `;`
+/// escaped), replacing any it had; unchanged when `paths` is `None`.
+fn with_file_field(entry: &str, paths: Option<&[String]>) -> String {
+    let Some(paths) = paths.filter(|paths| !paths.is_empty()) else {
+        return entry.to_string();
+    };
+    let Ok(bibliography) = biblatex::Bibliography::parse(entry) else {
+        return entry.to_string();
+    };
+    let Some(mut parsed) = bibliography.into_iter().next() else {
+        return entry.to_string();
+    };
+    let value = paths
+        .iter()
+        .map(|path| {
+            let escaped = path
+                .replace('\\', "\\\\")
+                .replace(':', "\\:")
+                .replace(';', "\\;");
+            format!(":{escaped}:PDF")
+        })
+        .collect::<Vec<_>>()
+        .join(";");
+    parsed.set(
+        "file",
+        vec![biblatex::Spanned::detached(biblatex::Chunk::Verbatim(
+            value,
+        ))],
+    );
+    parsed
+        .to_bibtex_string()
+        .unwrap_or_else(|_| parsed.to_biblatex_string())
 }

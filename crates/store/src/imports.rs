@@ -36,7 +36,8 @@ fn pending_file(row: &sqlx::sqlite::SqliteRow) -> Result<PendingFile> {
 }
 
 impl Store {
-    /// Writes the paper (found by its ids, or new) and its file in one transaction and
+    /// Writes the paper (found by its ids, else `into` when given, else new) and its file
+    /// in one transaction and
     /// returns the paper id. `file_at(paper_id)` names the stored copy. With
     /// `needs_text`, the file is pending and the paper `incomplete` until
     /// [`Store::commit_import`]; without (another file of a paper already parsed), the
@@ -44,12 +45,13 @@ impl Store {
     pub async fn begin_import(
         &self,
         paper: &PaperRecord,
+        into: Option<&str>,
         file_at: &(dyn Fn(&str) -> PaperFile + Send + Sync),
         original_name: Option<&str>,
         needs_text: bool,
     ) -> Result<String> {
         let mut tx = self.pool.begin().await?;
-        let paper_id = upsert_paper_on(&mut tx, paper).await?;
+        let paper_id = upsert_paper_on(&mut tx, paper, into).await?;
         let file = file_at(&paper_id);
         sqlx::query(
             "INSERT INTO paper_files (paper_id, kind, path, original_name, sha256, size_bytes, source, added_at, pending)
@@ -72,7 +74,7 @@ impl Store {
             "downloaded"
         };
         sqlx::query(
-            "UPDATE papers SET status = ?, updated_at = ? WHERE id = ? AND (?4 OR status = 'metadata')",
+            "UPDATE papers SET status = ?, updated_at = ? WHERE id = ? AND (?4 OR status IN ('metadata', 'no-pdf'))",
         )
         .bind(status)
         .bind(crate::now_rfc3339())
@@ -138,5 +140,52 @@ impl Store {
             .fetch_all(&self.pool)
             .await?;
         Ok(rows.join("; "))
+    }
+}
+
+impl Store {
+    /// Records a paper's entry in the library it came from: its citation key and, for
+    /// BibTeX, the entry itself. A paper listed without a file becomes `no-pdf` (listed,
+    /// unlike a paper only seen in a search).
+    pub async fn set_foreign_entry(
+        &self,
+        paper_id: &str,
+        citekey: &str,
+        entry: Option<&str>,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE papers SET citekey = COALESCE(NULLIF(?, ''), citekey),
+               source_entry = COALESCE(?, source_entry),
+               status = CASE WHEN status = 'metadata' THEN 'no-pdf' ELSE status END
+             WHERE id = ?",
+        )
+        .bind(citekey)
+        .bind(entry)
+        .bind(paper_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The paper imported under this citation key, if any.
+    pub async fn paper_by_citekey(&self, citekey: &str) -> Result<Option<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT id FROM papers WHERE citekey = ? ORDER BY added_at LIMIT 1")
+                .bind(citekey)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// A paper's citation key and BibTeX entry from the library it came from.
+    pub async fn foreign_entry(&self, paper_id: &str) -> Result<(Option<String>, Option<String>)> {
+        let row = sqlx::query("SELECT citekey, source_entry FROM papers WHERE id = ?")
+            .bind(paper_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            Some(row) => Ok((row.try_get("citekey")?, row.try_get("source_entry")?)),
+            None => Ok((None, None)),
+        }
     }
 }

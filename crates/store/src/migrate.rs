@@ -55,6 +55,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "import_pending",
         include_str!("../../../migrations/0011_import_pending.sql"),
     ),
+    (
+        12,
+        "foreign_entries",
+        include_str!("../../../migrations/0012_foreign_entries.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -57,7 +57,17 @@ impl Store {
     /// and metadata it lacked. Returns the paper id.
     pub async fn upsert_paper(&self, paper: &asterism_protocol::PaperRecord) -> Result<String> {
         let mut conn = self.pool.acquire().await?;
-        upsert_paper_on(&mut conn, paper).await
+        upsert_paper_on(&mut conn, paper, None).await
+    }
+
+    /// [`Store::upsert_paper`], or into `into` when no paper has the record's ids.
+    pub async fn upsert_paper_into(
+        &self,
+        paper: &asterism_protocol::PaperRecord,
+        into: Option<&str>,
+    ) -> Result<String> {
+        let mut conn = self.pool.acquire().await?;
+        upsert_paper_on(&mut conn, paper, into).await
     }
 
     /// Replaces a paper's metadata with a better record (an online one for a paper
@@ -140,7 +150,7 @@ impl Store {
         .bind(crate::now_rfc3339())
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE papers SET status = 'downloaded', updated_at = ? WHERE id = ? AND status = 'metadata'")
+        sqlx::query("UPDATE papers SET status = 'downloaded', updated_at = ? WHERE id = ? AND status IN ('metadata', 'no-pdf')")
             .bind(crate::now_rfc3339())
             .bind(&file.paper_id)
             .execute(&mut *tx)
@@ -292,6 +302,7 @@ pub fn is_published(paper: &asterism_protocol::PaperRecord) -> bool {
 pub(crate) async fn upsert_paper_on(
     conn: &mut SqliteConnection,
     paper: &asterism_protocol::PaperRecord,
+    into: Option<&str>,
 ) -> Result<String> {
     let now = crate::now_rfc3339();
     let existing = find_paper_on(
@@ -301,6 +312,8 @@ pub(crate) async fn upsert_paper_on(
         paper.doi.as_deref(),
     )
     .await?;
+    // `into`: the paper the caller already knows this record is (e.g. by citation key).
+    let existing = existing.or_else(|| into.map(String::from));
     // The published version of a stored preprint brings its reference: bibcode, DOI,
     // journal, volume, page and year replace the preprint's (one entry, two versions).
     let promote = match &existing {

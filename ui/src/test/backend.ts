@@ -263,7 +263,7 @@ export function mockBackend(options: BackendOptions = {}) {
           const channel = args.onProgress as Channel<ImportEvent>;
           const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
           (options.importEvents ?? []).forEach((message, index) => internals.runCallback(channel.id, { index, message }));
-          return { imported: 1, linked: 0, duplicates: 0, skipped: 0, failed: 0, embedded: 12, indexError: null };
+          return { imported: 1, linked: 0, duplicates: 0, metadataOnly: 0, skipped: 0, failed: 0, embedded: 12, indexError: null };
         }
         case "library_objects":
           if (options.objectsError) throw options.objectsError;

@@ -246,8 +246,9 @@ pub(super) async fn export_bib(
     services: &Services,
     collection: Option<String>,
     out: Option<PathBuf>,
+    with_files: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (text, entries, notes) = services.library.bibtex(collection).await?;
+    let (text, entries, notes) = services.library.bibtex(collection, with_files).await?;
     match out {
         Some(path) => {
             std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;

@@ -15,6 +15,7 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::library::Chunker;
+use crate::library::foreign::{ForeignEntry, is_foreign_library, read_library};
 use crate::library::identify::{complete, identify_online};
 use crate::library::metadata::{LOCAL_SOURCE, LocalMetadata};
 use crate::papers::PaperSearch;
@@ -43,6 +44,14 @@ pub enum ImportOutcome {
     /// This exact file is already in the library.
     Duplicate {
         paper_id: String,
+    },
+    /// An entry of another library (a `.bib` or CSL-JSON file) with no file, or whose
+    /// files are missing: listed and exportable, downloadable later.
+    MetadataOnly {
+        paper_id: String,
+        title: String,
+        /// The files the entry names that were looked for and not found.
+        missing: Vec<String>,
     },
     /// Not a PDF by its name: left alone.
     Skipped {
@@ -165,21 +174,93 @@ impl Importer {
     /// Imports files and folders; returns one item per file, in order.
     pub async fn import(&self, paths: &[PathBuf], progress: ImportProgress<'_>) -> Vec<ImportItem> {
         let files = collect_files(paths);
-        let total = files.len();
-        let mut items = Vec::with_capacity(total);
-        for (done, file) in files.into_iter().enumerate() {
-            let item = match file {
-                Ok(path) => ImportItem {
+        let mut items = Vec::with_capacity(files.len());
+        let units = expand_libraries(files);
+        let total = units.len();
+        for (done, unit) in units.into_iter().enumerate() {
+            let item = match unit {
+                Unit::Pdf(path) => ImportItem {
                     path: path.display().to_string(),
                     outcome: self.import_file(&path).await,
                     resumed: false,
                 },
-                Err(item) => item,
+                Unit::Entry(source, entry) => ImportItem {
+                    path: format!("{}#{}", source.display(), entry.key),
+                    outcome: self
+                        .import_entry(&entry)
+                        .await
+                        .unwrap_or_else(|reason| ImportOutcome::Failed { reason }),
+                    resumed: false,
+                },
+                Unit::Done(item) => item,
             };
             progress(done + 1, total, &item);
             items.push(item);
         }
         items
+    }
+
+    /// Imports one entry of another library: its first file (PDF first) with the
+    /// entry's record, its other files beside it, or the record alone when it has none
+    /// that exists; then its key, entry, collections and tags. An entry already here (by
+    /// bibcode, arXiv id, DOI, file hash or citation key) gains what it brings.
+    pub async fn import_entry(&self, entry: &ForeignEntry) -> Result<ImportOutcome, String> {
+        let mut into = match entry.key.as_str() {
+            "" => None,
+            key => self.store.paper_by_citekey(key).await.map_err(storage)?,
+        };
+        let mut outcome = None;
+        for file in &entry.files {
+            let bytes = tokio::fs::read(file)
+                .await
+                .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+            let done = self
+                .import_pdf(file, bytes, Some((&entry.record, into.as_deref())))
+                .await?;
+            into = outcome_paper(&done).map(String::from).or(into);
+            outcome.get_or_insert(done);
+        }
+        let outcome = match outcome {
+            Some(outcome) => outcome,
+            None => {
+                let paper_id = self
+                    .store
+                    .upsert_paper_into(&entry.record, into.as_deref())
+                    .await
+                    .map_err(storage)?;
+                ImportOutcome::MetadataOnly {
+                    title: self.title_of(&paper_id, &entry.record.title).await?,
+                    paper_id,
+                    missing: entry
+                        .missing
+                        .iter()
+                        .map(|path| path.display().to_string())
+                        .collect(),
+                }
+            }
+        };
+        if let Some(paper_id) = outcome_paper(&outcome) {
+            self.keep_entry(paper_id, entry).await?;
+        }
+        Ok(outcome)
+    }
+
+    /// The entry's key, text, collections and tags, on its paper.
+    async fn keep_entry(&self, paper_id: &str, entry: &ForeignEntry) -> Result<(), String> {
+        self.store
+            .set_foreign_entry(paper_id, &entry.key, entry.entry.as_deref())
+            .await
+            .map_err(storage)?;
+        for collection in &entry.collections {
+            self.store
+                .add_to_collection(paper_id, collection)
+                .await
+                .map_err(storage)?;
+        }
+        for tag in &entry.tags {
+            self.store.tag_paper(paper_id, tag).await.map_err(storage)?;
+        }
+        Ok(())
     }
 
     /// Imports one file.
@@ -190,7 +271,7 @@ impl Importer {
             .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"));
         if !is_pdf_name {
             return ImportOutcome::Skipped {
-                reason: "not a .pdf file".into(),
+                reason: "not a PDF, .bib or CSL-JSON file".into(),
             };
         }
         let bytes = match tokio::fs::read(path).await {
@@ -213,6 +294,17 @@ impl Importer {
     }
 
     async fn import_bytes(&self, path: &Path, bytes: Vec<u8>) -> Result<ImportOutcome, String> {
+        self.import_pdf(path, bytes, None).await
+    }
+
+    /// Imports a PDF; `given`: the record another library has for it (trusted over what
+    /// the PDF says, not looked up online) and the paper it is already known as.
+    async fn import_pdf(
+        &self,
+        path: &Path,
+        bytes: Vec<u8>,
+        given: Option<(&PaperRecord, Option<&str>)>,
+    ) -> Result<ImportOutcome, String> {
         let sha256 = sha256_hex(&bytes);
         if let Some(stored) = self.store.stored_file(&sha256).await.map_err(storage)? {
             if !stored.pending {
@@ -228,7 +320,11 @@ impl Importer {
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
         let read = read_pdf(bytes, &file_name).await?;
-        let (record, identified) = self.identify(read.local.clone()).await;
+        let (record, identified) = match given {
+            Some((record, _)) => (complete(record.clone(), &read.local), false),
+            None => self.identify(read.local.clone()).await,
+        };
+        let into = given.and_then(|(_, into)| into);
         let existing = self
             .store
             .find_paper(
@@ -237,7 +333,8 @@ impl Importer {
                 record.doi.as_deref(),
             )
             .await
-            .map_err(storage)?;
+            .map_err(storage)?
+            .or_else(|| into.map(String::from));
         let existing_text = match &existing {
             Some(paper_id) => self.store.paper_text(paper_id).await.map_err(storage)?,
             None => None,
@@ -254,10 +351,10 @@ impl Importer {
         };
         let paper_id = self
             .store
-            .begin_import(&record, &file_at, Some(&file_name), needs_text)
+            .begin_import(&record, into, &file_at, Some(&file_name), needs_text)
             .await
             .map_err(storage)?;
-        if identified && existing.is_some() {
+        if (identified || given.is_some()) && existing.is_some() {
             self.prefer_online(&paper_id, &record).await?;
         }
         write_copy(&stored_path(&paper_id), &read.bytes).await?;
@@ -429,6 +526,51 @@ impl Importer {
         self.data_dir
             .join("papers")
             .join(format!("{paper_id}-{}.pdf", &sha256[..12]))
+    }
+}
+
+/// One thing to import: a PDF, an entry of a library file, or a file already reported.
+enum Unit {
+    Pdf(PathBuf),
+    Entry(PathBuf, Box<ForeignEntry>),
+    Done(ImportItem),
+}
+
+/// The files, with each `.bib` and CSL-JSON file replaced by its entries (one that
+/// cannot be read is reported once, as failed).
+fn expand_libraries(files: Vec<Result<PathBuf, ImportItem>>) -> Vec<Unit> {
+    let mut units = Vec::with_capacity(files.len());
+    for file in files {
+        match file {
+            Ok(path) if is_foreign_library(&path) => match read_library(&path) {
+                Ok(entries) => units.extend(
+                    entries
+                        .into_iter()
+                        .map(|entry| Unit::Entry(path.clone(), Box::new(entry))),
+                ),
+                Err(error) => units.push(Unit::Done(ImportItem {
+                    path: path.display().to_string(),
+                    outcome: ImportOutcome::Failed {
+                        reason: error.to_string(),
+                    },
+                    resumed: false,
+                })),
+            },
+            Ok(path) => units.push(Unit::Pdf(path)),
+            Err(item) => units.push(Unit::Done(item)),
+        }
+    }
+    units
+}
+
+/// The paper an outcome is about, if any.
+pub fn outcome_paper(outcome: &ImportOutcome) -> Option<&str> {
+    match outcome {
+        ImportOutcome::Imported { paper_id, .. }
+        | ImportOutcome::Linked { paper_id, .. }
+        | ImportOutcome::Duplicate { paper_id }
+        | ImportOutcome::MetadataOnly { paper_id, .. } => Some(paper_id),
+        ImportOutcome::Skipped { .. } | ImportOutcome::Failed { .. } => None,
     }
 }
 

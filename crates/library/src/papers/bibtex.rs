@@ -15,6 +15,8 @@ use crate::sources::ads::AdsClient;
 /// One paper's entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BibEntry {
+    /// Which of the papers asked for (its index).
+    pub paper: usize,
     pub key: String,
     /// `ads` or `local`.
     pub source: &'static str,
@@ -231,7 +233,7 @@ pub async fn bibtex(
     from_ads.retain(|_, text| Bibliography::parse(text).is_ok_and(|b| b.len() == 1));
     let mut used = HashSet::new();
     let mut entries = Vec::new();
-    for paper in papers {
+    for (index, paper) in papers.iter().enumerate() {
         let ads_text = paper
             .bibcode
             .as_ref()
@@ -257,11 +259,13 @@ pub async fn bibtex(
         }
         let entry = match ads_text {
             Some(text) => BibEntry {
+                paper: index,
                 text: text.replacen("{KEY,", &format!("{{{key},"), 1),
                 key,
                 source: "ads",
             },
             None => BibEntry {
+                paper: index,
                 text: local_entry(paper, &key),
                 key,
                 source: "local",

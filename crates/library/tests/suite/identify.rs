@@ -222,7 +222,7 @@ async fn an_offline_import_keeps_authors_and_year_and_its_bibtex_says_so() {
     assert_eq!(record.authors, vec!["Bouma, L. G.", "Curtis, J. L."]);
     assert_eq!(record.year, Some(2021));
     assert_eq!(record.affiliations.len(), 2);
-    let (text, count, notes) = library.bibtex(None).await.unwrap();
+    let (text, count, notes) = library.bibtex(None, false).await.unwrap();
     assert_eq!(count, 1);
     assert!(text.starts_with("@misc{bouma2021million,"), "{text}");
     assert!(
