@@ -38,6 +38,13 @@ pub enum SessionsCommand {
     },
     /// Store the session of a bundle file under a new id, and print that id.
     Import { file: std::path::PathBuf },
+    /// Delete a session: its messages, audit entries, metrics and tasks. Asks first
+    /// unless given --yes.
+    Delete {
+        id: String,
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 pub async fn run(settings: &Settings, command: SessionsCommand) -> anyhow::Result<ExitCode> {
@@ -86,6 +93,7 @@ pub async fn run(settings: &Settings, command: SessionsCommand) -> anyhow::Resul
             let id = store.import_session_file(&file).await?;
             println!("{id}");
         }
+        SessionsCommand::Delete { id, yes } => return delete(&store, &id, yes).await,
         SessionsCommand::Replay { id, json } => {
             let events = session_events(&store, &id)
                 .await
@@ -96,6 +104,36 @@ pub async fn run(settings: &Settings, command: SessionsCommand) -> anyhow::Resul
             }
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sessions delete ID`: asks on the terminal (`y` deletes), refuses without one
+/// unless `--yes`.
+async fn delete(store: &Store, id: &str, yes: bool) -> anyhow::Result<ExitCode> {
+    let session = store
+        .session(id)
+        .await
+        .with_context(|| format!("session {id}"))?;
+    let count = store.messages(id).await?.len();
+    if !yes {
+        use std::io::{BufRead, IsTerminal, Write};
+        if !std::io::stdin().is_terminal() {
+            anyhow::bail!("not deleting session {id} without a terminal to ask on: add --yes");
+        }
+        eprint!(
+            "Delete session {id} \"{}\" ({count} messages)? [y/N] ",
+            session.title
+        );
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            eprintln!("kept");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    store.delete_session(id).await?;
+    eprintln!("deleted session {id} ({count} messages)");
     Ok(ExitCode::SUCCESS)
 }
 

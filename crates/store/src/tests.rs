@@ -369,7 +369,7 @@ async fn the_audit_log_pages_newest_first_and_filters_by_each_column() {
 }
 
 #[tokio::test]
-async fn a_session_bundle_round_trips_into_another_database_and_is_refused_twice() {
+async fn a_session_bundle_round_trips_into_another_database_under_a_new_id_each_time() {
     let (_dir, store) = temp_store().await;
     session_with_history(&store, "s1").await;
     let bundle = store.export_session("s1").await.unwrap();
@@ -377,27 +377,30 @@ async fn a_session_bundle_round_trips_into_another_database_and_is_refused_twice
     assert_eq!(bundle["messages"].as_array().unwrap().len(), 2);
 
     let (_other_dir, other) = temp_store().await;
-    assert_eq!(other.import_session(&bundle).await.unwrap(), "s1");
+    let first = other.import_session(&bundle).await.unwrap();
+    assert_ne!(first, "s1", "stored under a new id");
     let original = store.messages("s1").await.unwrap();
-    let imported = other.messages("s1").await.unwrap();
+    let imported = other.messages(&first).await.unwrap();
     assert_eq!(
         imported, original,
         "every message, tool call and raw JSON comes back"
     );
-    assert_eq!(other.audit_count("s1").await.unwrap(), 3);
+    assert_eq!(other.audit_count(&first).await.unwrap(), 3);
     assert_eq!(
-        other.session_metrics("s1").await.unwrap()[0].prompt_tokens,
+        other.session_metrics(&first).await.unwrap()[0].prompt_tokens,
         812
     );
-    assert_eq!(other.session("s1").await.unwrap().title, "TRGB distances");
+    assert_eq!(other.session(&first).await.unwrap().title, "TRGB distances");
 
-    let again = other.import_session(&bundle).await.unwrap_err().to_string();
-    assert!(again.contains("already"), "{again}");
-    assert_eq!(
-        other.messages("s1").await.unwrap().len(),
-        2,
-        "nothing doubled"
-    );
+    // The same bundle again is a second session; the first is untouched. Into the
+    // database it came from, it is a copy beside the original.
+    let second = other.import_session(&bundle).await.unwrap();
+    assert_ne!(second, first);
+    assert_eq!(other.messages(&first).await.unwrap().len(), 2);
+    assert_eq!(other.messages(&second).await.unwrap().len(), 2);
+    let copy = store.import_session(&bundle).await.unwrap();
+    assert_eq!(store.messages(&copy).await.unwrap(), original);
+    assert_eq!(store.messages("s1").await.unwrap(), original);
 }
 
 #[tokio::test]

@@ -318,7 +318,7 @@ impl Store {
             None => return Err(invalid("no version")),
         }
         let session = bundle.get("session").ok_or_else(|| invalid("no session"))?;
-        let id = session
+        session
             .get("id")
             .and_then(|v| v.as_str())
             .filter(|id| !id.trim().is_empty())
@@ -332,118 +332,109 @@ impl Store {
                 ))),
             }
         };
-        let (messages, audit, metrics, tasks) = (
-            list("messages")?,
-            list("audit")?,
-            list("metrics")?,
-            list("tasks")?,
-        );
-
-        let mut tx = self.pool.begin().await?;
-        let exists: Option<(String,)> =
-            sqlx::query_as("SELECT id FROM agent_sessions WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        if exists.is_some() {
-            return Err(StoreError::Invalid(format!(
-                "session {id} is already in this library (delete it first to replace it)"
-            )));
-        }
+        // A new id: the same bundle imported twice is two sessions, and a bundle of a
+        // session still in this library never touches it.
+        let id = uuid::Uuid::new_v4().to_string();
         let now = now_rfc3339();
-        let text = |name: &str| {
-            session
-                .get(name)
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        };
-        sqlx::query(
-            "INSERT INTO agent_sessions (id, title, model, summary, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(text("title").unwrap_or_else(|| "Imported session".into()))
-        .bind(text("model").unwrap_or_default())
-        .bind(text("summary"))
-        .bind(text("created_at").unwrap_or_else(|| now.clone()))
-        .bind(text("updated_at").unwrap_or_else(|| now.clone()))
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO agent_messages (session_id, seq, run_id, step, agent_name, role, content,
-                    tool_calls, tool_call_id, metadata, raw_json, created_at)
-             SELECT ?1, json_extract(value, '$.seq'), json_extract(value, '$.run_id'),
-                    coalesce(json_extract(value, '$.step'), 0),
-                    coalesce(json_extract(value, '$.agent_name'), 'main'),
-                    json_extract(value, '$.role'), coalesce(json_extract(value, '$.content'), ''),
-                    json_extract(value, '$.tool_calls'), json_extract(value, '$.tool_call_id'),
-                    coalesce(json_extract(value, '$.metadata'), '{}'),
-                    json_extract(value, '$.raw_json'),
-                    coalesce(json_extract(value, '$.created_at'), ?3)
-             FROM json_each(?2)",
-        )
-        .bind(id)
-        .bind(&messages)
-        .bind(&now)
-        .execute(&mut *tx)
-        .await
-        .map_err(bad_bundle)?;
-        sqlx::query(
-            "INSERT INTO agent_audit_log (session_id, agent_name, tool_call_id, tool, arguments,
-                    decision, outcome, duration_ms, error, created_at)
-             SELECT ?1, coalesce(json_extract(value, '$.agent_name'), 'main'),
-                    json_extract(value, '$.tool_call_id'), json_extract(value, '$.tool'),
-                    coalesce(json_extract(value, '$.arguments'), '{}'),
-                    json_extract(value, '$.decision'), json_extract(value, '$.outcome'),
-                    coalesce(json_extract(value, '$.duration_ms'), 0),
-                    json_extract(value, '$.error'),
-                    coalesce(json_extract(value, '$.created_at'), ?3)
-             FROM json_each(?2)",
-        )
-        .bind(id)
-        .bind(&audit)
-        .bind(&now)
-        .execute(&mut *tx)
-        .await
-        .map_err(bad_bundle)?;
-        sqlx::query(
-            "INSERT INTO agent_metrics (session_id, run_id, step, agent_name, kind, name,
-                    prompt_tokens, completion_tokens, duration_ms, created_at)
-             SELECT ?1, json_extract(value, '$.run_id'), json_extract(value, '$.step'),
-                    coalesce(json_extract(value, '$.agent_name'), 'main'),
-                    json_extract(value, '$.kind'), json_extract(value, '$.name'),
-                    coalesce(json_extract(value, '$.prompt_tokens'), 0),
-                    coalesce(json_extract(value, '$.completion_tokens'), 0),
-                    coalesce(json_extract(value, '$.duration_ms'), 0),
-                    coalesce(json_extract(value, '$.created_at'), ?3)
-             FROM json_each(?2)",
-        )
-        .bind(id)
-        .bind(&metrics)
-        .bind(&now)
-        .execute(&mut *tx)
-        .await
-        .map_err(bad_bundle)?;
-        sqlx::query(
-            "INSERT INTO agent_tasks (session_id, agent_name, task_id, position, content, status,
-                    blocked_by, updated_at)
-             SELECT ?1, coalesce(json_extract(value, '$.agent_name'), 'main'),
-                    json_extract(value, '$.task_id'), json_extract(value, '$.position'),
-                    json_extract(value, '$.content'), json_extract(value, '$.status'),
-                    coalesce(json_extract(value, '$.blocked_by'), '[]'),
-                    coalesce(json_extract(value, '$.updated_at'), ?3)
-             FROM json_each(?2)",
-        )
-        .bind(id)
-        .bind(&tasks)
-        .bind(&now)
-        .execute(&mut *tx)
-        .await
-        .map_err(bad_bundle)?;
+        let mut tx = self.pool.begin().await?;
+        insert_session(&mut tx, &id, session, &now).await?;
+        for (name, sql) in BUNDLE_ROWS {
+            sqlx::query(sql)
+                .bind(&id)
+                .bind(list(name)?)
+                .bind(&now)
+                .execute(&mut *tx)
+                .await
+                .map_err(bad_bundle)?;
+        }
         tx.commit().await?;
-        Ok(id.to_string())
+        Ok(id)
     }
 }
+
+/// The session row of a bundle, under `id`.
+async fn insert_session(
+    conn: &mut sqlx::SqliteConnection,
+    id: &str,
+    session: &serde_json::Value,
+    now: &str,
+) -> Result<()> {
+    let text = |name: &str| {
+        session
+            .get(name)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    sqlx::query(
+        "INSERT INTO agent_sessions (id, title, model, summary, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id)
+    .bind(text("title").unwrap_or_else(|| "Imported session".into()))
+    .bind(text("model").unwrap_or_default())
+    .bind(text("summary"))
+    .bind(text("created_at").unwrap_or_else(|| now.to_string()))
+    .bind(text("updated_at").unwrap_or_else(|| now.to_string()))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Each list of a bundle and the statement storing its rows: `?1` the session id, `?2`
+/// the list (JSON), `?3` the time for rows without one.
+const BUNDLE_ROWS: [(&str, &str); 4] = [
+    (
+        "messages",
+        "INSERT INTO agent_messages (session_id, seq, run_id, step, agent_name, role, content,
+                tool_calls, tool_call_id, metadata, raw_json, created_at)
+         SELECT ?1, json_extract(value, '$.seq'), json_extract(value, '$.run_id'),
+                coalesce(json_extract(value, '$.step'), 0),
+                coalesce(json_extract(value, '$.agent_name'), 'main'),
+                json_extract(value, '$.role'), coalesce(json_extract(value, '$.content'), ''),
+                json_extract(value, '$.tool_calls'), json_extract(value, '$.tool_call_id'),
+                coalesce(json_extract(value, '$.metadata'), '{}'),
+                json_extract(value, '$.raw_json'),
+                coalesce(json_extract(value, '$.created_at'), ?3)
+         FROM json_each(?2)",
+    ),
+    (
+        "audit",
+        "INSERT INTO agent_audit_log (session_id, agent_name, tool_call_id, tool, arguments,
+                decision, outcome, duration_ms, error, created_at)
+         SELECT ?1, coalesce(json_extract(value, '$.agent_name'), 'main'),
+                json_extract(value, '$.tool_call_id'), json_extract(value, '$.tool'),
+                coalesce(json_extract(value, '$.arguments'), '{}'),
+                json_extract(value, '$.decision'), json_extract(value, '$.outcome'),
+                coalesce(json_extract(value, '$.duration_ms'), 0),
+                json_extract(value, '$.error'),
+                coalesce(json_extract(value, '$.created_at'), ?3)
+         FROM json_each(?2)",
+    ),
+    (
+        "metrics",
+        "INSERT INTO agent_metrics (session_id, run_id, step, agent_name, kind, name,
+                prompt_tokens, completion_tokens, duration_ms, created_at)
+         SELECT ?1, json_extract(value, '$.run_id'), json_extract(value, '$.step'),
+                coalesce(json_extract(value, '$.agent_name'), 'main'),
+                json_extract(value, '$.kind'), json_extract(value, '$.name'),
+                coalesce(json_extract(value, '$.prompt_tokens'), 0),
+                coalesce(json_extract(value, '$.completion_tokens'), 0),
+                coalesce(json_extract(value, '$.duration_ms'), 0),
+                coalesce(json_extract(value, '$.created_at'), ?3)
+         FROM json_each(?2)",
+    ),
+    (
+        "tasks",
+        "INSERT INTO agent_tasks (session_id, agent_name, task_id, position, content, status,
+                blocked_by, updated_at)
+         SELECT ?1, coalesce(json_extract(value, '$.agent_name'), 'main'),
+                json_extract(value, '$.task_id'), json_extract(value, '$.position'),
+                json_extract(value, '$.content'), json_extract(value, '$.status'),
+                coalesce(json_extract(value, '$.blocked_by'), '[]'),
+                coalesce(json_extract(value, '$.updated_at'), ?3)
+         FROM json_each(?2)",
+    ),
+];
 
 /// A row of the bundle the schema refuses (a missing role, a repeated seq…).
 fn bad_bundle(error: sqlx::Error) -> StoreError {
