@@ -23,7 +23,7 @@ const sessions = [
   { id: "s1", title: "Hubble tension from TRGB distances", model: "qwen3-max", summary: null, createdAt: "2026-12-01T09:00:00Z", updatedAt: "2026-12-01T09:10:00Z", messageCount: 8 },
 ];
 const paper = (id: string, title: string, authors: string[], year: number, chunks: number, status = "parsed") => ({
-  id, title, authors, year, bibcode: `${year}ApJ...${id}`, arxivId: null, doi: null, status, chunks, tags: [], collections: ["TRGB"],
+  id, title, authors, year, bibcode: `${year}ApJ...${id}`, arxivId: null, doi: null, status, identifyNote: null, chunks, tags: [], collections: ["TRGB"],
   files: [{ path: `/data/papers/${id}.pdf`, originalName: `${id}.pdf`, sha256: id, sizeBytes: 2_000_000, source: "import" }], addedAt: "2026-12-01T09:00:00Z",
 });
 const papers = [

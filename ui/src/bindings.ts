@@ -672,10 +672,13 @@ export type LibraryPaper_Deserialize = {
 	arxivId?: string | null,
 	doi?: string | null,
 	/**
-	 *  `metadata`, `downloaded`, `parsed`, `unidentified` or `incomplete` (its import
-	 *  was interrupted; the next import, `library index` or app start finishes it).
+	 *  `downloaded`, `parsed`, `unidentified`, `no-pdf` (an entry of another library,
+	 *  listed without a file) or `incomplete` (its import was interrupted; the next
+	 *  import, `library index` or app start finishes it).
 	 */
 	status: string,
+	/**  Why it is not identified ("offline (ADS and arXiv unreachable)", …), when not. */
+	identifyNote?: string | null,
 	files: LibraryFile_Deserialize[],
 	collections: string[],
 	tags: string[],
@@ -693,10 +696,13 @@ export type LibraryPaper_Serialize = {
 	arxivId: string | null,
 	doi: string | null,
 	/**
-	 *  `metadata`, `downloaded`, `parsed`, `unidentified` or `incomplete` (its import
-	 *  was interrupted; the next import, `library index` or app start finishes it).
+	 *  `downloaded`, `parsed`, `unidentified`, `no-pdf` (an entry of another library,
+	 *  listed without a file) or `incomplete` (its import was interrupted; the next
+	 *  import, `library index` or app start finishes it).
 	 */
 	status: string,
+	/**  Why it is not identified ("offline (ADS and arXiv unreachable)", …), when not. */
+	identifyNote: string | null,
 	files: LibraryFile_Serialize[],
 	collections: string[],
 	tags: string[],

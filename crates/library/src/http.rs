@@ -12,7 +12,9 @@ pub fn client(timeout: Duration) -> reqwest::Result<reqwest::Client> {
             env!("CARGO_PKG_VERSION"),
             " (research agent for astronomers)"
         ))
-        .connect_timeout(Duration::from_secs(10).min(timeout))
+        // A service that cannot be reached is given up on in seconds (offline, or a
+        // firewall dropping packets); one that answers has the whole `timeout`.
+        .connect_timeout(Duration::from_secs(3).min(timeout))
         .timeout(timeout)
         .build()
 }

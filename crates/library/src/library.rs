@@ -94,6 +94,7 @@ impl Library {
             data_dir: self.data_dir.clone(),
             crossref: self.crossref.clone(),
             online,
+            network_down: Default::default(),
         }
     }
 

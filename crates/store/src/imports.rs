@@ -189,3 +189,26 @@ impl Store {
         }
     }
 }
+
+impl Store {
+    /// Records why a paper is not identified (`None`: it is, or the question is moot).
+    pub async fn set_identify_note(&self, paper_id: &str, note: Option<&str>) -> Result<()> {
+        sqlx::query("UPDATE papers SET identify_note = ? WHERE id = ?")
+            .bind(note)
+            .bind(paper_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Why the paper is not identified, as the last attempt found.
+    pub async fn identify_note(&self, paper_id: &str) -> Result<Option<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT identify_note FROM papers WHERE id = ?")
+                .bind(paper_id)
+                .fetch_optional(&self.pool)
+                .await?
+                .flatten(),
+        )
+    }
+}

@@ -105,9 +105,12 @@ pub struct LibraryPaper {
     pub bibcode: Option<String>,
     pub arxiv_id: Option<String>,
     pub doi: Option<String>,
-    /// `metadata`, `downloaded`, `parsed`, `unidentified` or `incomplete` (its import
-    /// was interrupted; the next import, `library index` or app start finishes it).
+    /// `downloaded`, `parsed`, `unidentified`, `no-pdf` (an entry of another library,
+    /// listed without a file) or `incomplete` (its import was interrupted; the next
+    /// import, `library index` or app start finishes it).
     pub status: String,
+    /// Why it is not identified ("offline (ADS and arXiv unreachable)", …), when not.
+    pub identify_note: Option<String>,
     pub files: Vec<LibraryFile>,
     pub collections: Vec<String>,
     pub tags: Vec<String>,
@@ -467,6 +470,7 @@ impl Store {
                 arxiv_id: row.try_get("arxiv_id")?,
                 doi: row.try_get("doi")?,
                 status: row.try_get("status")?,
+                identify_note: row.try_get("identify_note")?,
                 collections: json_list(row, "collection_names")?,
                 tags: json_list(row, "tag_names")?,
                 chunks: row.try_get("chunk_count")?,

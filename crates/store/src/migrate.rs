@@ -60,6 +60,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "foreign_entries",
         include_str!("../../../migrations/0012_foreign_entries.sql"),
     ),
+    (
+        13,
+        "identify_note",
+        include_str!("../../../migrations/0013_identify_note.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -119,7 +119,7 @@ describe("links out of the app", () => {
   it("the library's list and details link a paper out, and open or show each stored PDF", async () => {
     const paper: LibraryPaper = {
       id: "p1", title: "The Carnegie-Chicago Hubble Program", authors: ["Freedman, W. L."], year: 2019,
-      bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: "10.3847/1538-4357/ab2f73", status: "parsed",
+      bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: "10.3847/1538-4357/ab2f73", status: "parsed", identifyNote: null,
       files: [{ path: "/data/papers/p1-aaaa.pdf", originalName: "freedman2019.pdf", sha256: "aaaa", sizeBytes: 2_400_000, source: "import" }],
       collections: [], tags: [], chunks: 87, addedAt: "2026-12-01T10:00:00Z",
     };

@@ -447,6 +447,11 @@ function PaperPanel({ details, collections, onRead, onChanged, onDeleted }: Pane
       <p>
         <PaperLinks ids={paper} />
       </p>
+      {paper.identifyNote && (
+        <p className="warn" data-testid="identify-note">
+          {t("library.notIdentified", { reason: paper.identifyNote })}
+        </p>
+      )}
       {details.abstractText && <p className="abstract">{details.abstractText}</p>}
       <div className="toolbar">
         {paper.files.length > 0 && (

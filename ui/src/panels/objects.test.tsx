@@ -7,7 +7,7 @@ import { mockBackend, resolvedTarget } from "../test/backend";
 import { formatDegrees, matchesObject } from "./LibraryObjects";
 
 const paper = (id: string, title: string, authors: string[], year: number, bibcode: string): LibraryPaper => ({
-  id, title, authors, year, bibcode, arxivId: null, doi: null, status: "parsed", files: [], collections: [], tags: [],
+  id, title, authors, year, bibcode, arxivId: null, doi: null, status: "parsed", identifyNote: null, files: [], collections: [], tags: [],
   chunks: 10, addedAt: "2026-12-01T10:00:00Z",
 });
 

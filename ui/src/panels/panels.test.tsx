@@ -20,7 +20,7 @@ const audit = (id: number, tool: string, decision: string, outcome: string): Aud
 
 const paper: LibraryPaper = {
   id: "p1", title: "The Carnegie-Chicago Hubble Program", authors: ["Freedman, W. L.", "Madore, B. F."], year: 2019,
-  bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: null, status: "parsed",
+  bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: null, status: "parsed", identifyNote: null,
   files: [{ path: "/data/papers/p1.pdf", originalName: "freedman2019.pdf", sha256: "ab", sizeBytes: 2_400_000, source: "import" }],
   collections: ["TRGB"], tags: [], chunks: 87, addedAt: "2026-12-01T10:00:00Z",
 };

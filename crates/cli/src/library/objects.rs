@@ -121,8 +121,11 @@ pub(super) async fn identify(
             "{:<18} {}  {}{via}",
             outcome.status, outcome.paper_id, outcome.title
         );
-        for line in outcome.changes.iter().chain(&outcome.notes) {
+        for line in &outcome.changes {
             println!("    {line}");
+        }
+        if let Some(reason) = &outcome.reason {
+            println!("    not identified: {reason}");
         }
     }
     let found = outcomes.iter().filter(|o| o.status == "identified").count();

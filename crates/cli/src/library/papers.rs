@@ -78,6 +78,9 @@ fn print_paper(paper: &asterism_store::LibraryPaper, notes: &[asterism_store::No
         paper.title, paper.id, paper.status
     );
     println!("  {}", paper.authors.join("; "));
+    if let Some(note) = &paper.identify_note {
+        println!("  not identified: {note}");
+    }
     for (label, value) in [
         ("bibcode", &paper.bibcode),
         ("arXiv", &paper.arxiv_id),

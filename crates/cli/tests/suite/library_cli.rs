@@ -551,3 +551,73 @@ async fn objects_are_found_in_imported_papers_and_a_cone_search_finds_their_pape
     );
     assert!(!output.contains("M87"), "{output}");
 }
+
+#[test]
+fn offline_identify_says_why_in_one_line_stores_it_and_stops_asking_after_the_first_paper() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = papers_folder(dir.path());
+    std::fs::remove_file(folder.join("c-broken.pdf")).unwrap();
+    // Nothing listens on port 9: every service is unreachable, at once.
+    let run = |args: &[&str]| {
+        asterism(dir.path())
+            .args(args)
+            .env("ARXIV_API_URL", "http://127.0.0.1:9/arxiv")
+            .env("CROSSREF_URL", "http://127.0.0.1:9/crossref")
+            .env("ADS_API_URL", "http://127.0.0.1:9/ads")
+            .env("ADS_API_TOKEN", "test-token-0123456789")
+            .output()
+            .unwrap()
+    };
+    let import = run(&[
+        "library",
+        "import",
+        "--offline",
+        "--no-index",
+        folder.to_str().unwrap(),
+    ]);
+    assert!(import.status.success(), "{import:?}");
+    let shown = run(&["library", "show", "a-rudolf.pdf"]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout)
+            .contains("not identified: not looked up (imported with --offline)"),
+        "{shown:?}"
+    );
+
+    let identify = run(&["library", "identify"]);
+    assert!(identify.status.success(), "{identify:?}");
+    let stdout = String::from_utf8_lossy(&identify.stdout);
+    let reasons: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.trim_start().starts_with("not identified: "))
+        .collect();
+    assert_eq!(reasons.len(), 2, "one line per paper: {stdout}");
+    for reason in &reasons {
+        assert_eq!(
+            reason.trim(),
+            "not identified: offline (ADS and arXiv unreachable)",
+            "{stdout}"
+        );
+    }
+    assert!(
+        !stdout.contains("error sending request"),
+        "no raw error chains: {stdout}"
+    );
+
+    let json = run(&["library", "identify", "--json"]);
+    let outcomes: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let outcomes = outcomes.as_array().unwrap();
+    assert!(
+        !outcomes[0]["notes"].as_array().unwrap().is_empty(),
+        "{outcomes:#?}"
+    );
+    assert!(
+        outcomes[1]["notes"].as_array().unwrap().is_empty(),
+        "the network was known down: the second paper was not looked up: {outcomes:#?}"
+    );
+    let shown = run(&["library", "show", "a-rudolf.pdf"]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout)
+            .contains("not identified: offline (ADS and arXiv unreachable)"),
+        "stored: {shown:?}"
+    );
+}

@@ -76,7 +76,7 @@ pub async fn identify_online(
     local: &PaperRecord,
     notes: &mut Vec<String>,
 ) -> Option<Identified> {
-    if let Some(found) = by_ids(papers, crossref, local).await {
+    if let Some(found) = by_ids(papers, crossref, local, notes).await {
         return Some(found);
     }
     // As printed (the services match accents and case themselves).
@@ -152,20 +152,78 @@ async fn by_ids(
     papers: &PaperSearch,
     crossref: Option<&CrossrefClient>,
     local: &PaperRecord,
+    notes: &mut Vec<String>,
 ) -> Option<Identified> {
-    if let Some(arxiv) = &local.arxiv_id
-        && let Ok(record) = papers.metadata(arxiv).await
-    {
-        return Some(identified(record, &format!("arXiv id {arxiv}")));
+    if let Some(arxiv) = &local.arxiv_id {
+        match papers.metadata(arxiv).await {
+            Ok(record) => return Some(identified(record, &format!("arXiv id {arxiv}"))),
+            Err(error) => notes.push(format!("arXiv id {arxiv}: {error}")),
+        }
     }
     let doi = local.doi.as_ref()?;
-    if let Ok(record) = papers.metadata(doi).await {
-        return Some(identified(record, &format!("DOI {doi}")));
+    match papers.metadata(doi).await {
+        Ok(record) => return Some(identified(record, &format!("DOI {doi}"))),
+        Err(error) => notes.push(format!("DOI {doi}: {error}")),
     }
     match crossref?.work(doi).await {
         Ok(Some(record)) => Some(identified(record, &format!("DOI {doi} (Crossref)"))),
-        _ => None,
+        Ok(None) => None,
+        Err(error) => {
+            notes.push(format!("Crossref: {error}"));
+            None
+        }
     }
+}
+
+/// Whether a note says a service could not be reached at all (no network, refused,
+/// timed out), as opposed to an answer.
+fn unreachable(note: &str) -> bool {
+    let note = note.to_lowercase();
+    [
+        "error sending request",
+        "connect",
+        "timed out",
+        "timeout",
+        "dns",
+        "unreachable",
+        "no answer within",
+    ]
+    .iter()
+    .any(|sign| note.contains(sign))
+}
+
+/// One plain line saying why a paper was not identified, from what the services said.
+pub fn why_not(notes: &[String], ads_configured: bool) -> String {
+    let offline = !notes.is_empty() && notes.iter().all(|note| unreachable(note));
+    let mut reason = if offline {
+        let services = if ads_configured {
+            "ADS and arXiv"
+        } else {
+            "arXiv"
+        };
+        format!("offline ({services} unreachable)")
+    } else if notes.iter().any(|note| unreachable(note)) {
+        format!(
+            "no match where a service answered; unreachable: {}",
+            notes
+                .iter()
+                .filter(|note| unreachable(note))
+                .filter_map(|note| note.split(':').next())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        "no arXiv id, DOI or title match".to_string()
+    };
+    if !ads_configured {
+        reason.push_str("; ADS not configured: set ADS_API_TOKEN");
+    }
+    reason
+}
+
+/// Whether a reason from [`why_not`] says the network is down.
+pub fn is_offline(reason: &str) -> bool {
+    reason.starts_with("offline")
 }
 
 /// The online record with what only the PDF told kept where the service said nothing
@@ -199,6 +257,8 @@ pub struct IdentifyOutcome {
     pub changes: Vec<String>,
     /// Services that could not be asked or did not answer.
     pub notes: Vec<String>,
+    /// Why it is not identified, in one plain line (see [`why_not`]).
+    pub reason: Option<String>,
 }
 
 fn shown<T: std::fmt::Display>(value: Option<T>) -> String {
@@ -248,8 +308,13 @@ impl crate::library::Library {
             None => self.store.local_only_papers().await?,
         };
         let mut outcomes = Vec::with_capacity(ids.len());
+        // Once the network is known to be down, the other papers are not looked up.
+        let mut offline = None;
         for id in ids {
-            if let Some(outcome) = self.identify_one(&id).await? {
+            if let Some(outcome) = self.identify_one(&id, offline.as_deref()).await? {
+                if let Some(reason) = outcome.reason.as_deref().filter(|r| is_offline(r)) {
+                    offline.get_or_insert_with(|| reason.to_string());
+                }
                 if outcome.status == "identified" {
                     self.link_objects(&id).await?;
                 }
@@ -262,6 +327,7 @@ impl crate::library::Library {
     async fn identify_one(
         &self,
         paper_id: &str,
+        offline: Option<&str>,
     ) -> Result<Option<IdentifyOutcome>, asterism_store::StoreError> {
         let Some(local) = self.store.paper_record(paper_id).await? else {
             return Ok(None);
@@ -273,6 +339,7 @@ impl crate::library::Library {
             via: None,
             changes: Vec::new(),
             notes: Vec::new(),
+            reason: None,
         };
         let source = self.store.paper_metadata_source(paper_id).await?;
         if source
@@ -282,14 +349,27 @@ impl crate::library::Library {
             outcome.status = "already-identified";
             return Ok(Some(outcome));
         }
-        let found = identify_online(
-            &self.papers,
-            self.crossref.as_ref(),
-            &local,
-            &mut outcome.notes,
-        )
-        .await;
+        let found = match offline {
+            Some(_) => None,
+            None => {
+                identify_online(
+                    &self.papers,
+                    self.crossref.as_ref(),
+                    &local,
+                    &mut outcome.notes,
+                )
+                .await
+            }
+        };
         let Some(found) = found else {
+            let reason = match offline {
+                Some(reason) => reason.to_string(),
+                None => why_not(&outcome.notes, self.papers.ads.has_token()),
+            };
+            self.store
+                .set_identify_note(paper_id, Some(&reason))
+                .await?;
+            outcome.reason = Some(reason);
             return Ok(Some(outcome));
         };
         let record = complete(found.record, &local);
@@ -311,6 +391,7 @@ impl crate::library::Library {
             return Ok(Some(outcome));
         }
         self.store.replace_paper_metadata(paper_id, &record).await?;
+        self.store.set_identify_note(paper_id, None).await?;
         outcome.status = "identified";
         outcome.changes = changes(&local, &record);
         outcome.title = record.title;
@@ -321,6 +402,29 @@ impl crate::library::Library {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_are_plain() {
+        let offline = vec![
+            "arXiv id 2401.01234: error sending request for url (http://127.0.0.1:9/): client error (Connect)".to_string(),
+            "arXiv: error sending request: tcp connect error: Connection refused".to_string(),
+        ];
+        assert_eq!(
+            why_not(&offline, true),
+            "offline (ADS and arXiv unreachable)"
+        );
+        assert_eq!(
+            why_not(&offline, false),
+            "offline (arXiv unreachable); ADS not configured: set ADS_API_TOKEN"
+        );
+        assert_eq!(why_not(&[], true), "no arXiv id, DOI or title match");
+        let mixed = vec![
+            "ADS: HTTP 500".to_string(),
+            "Crossref: operation timed out".to_string(),
+        ];
+        assert!(why_not(&mixed, true).starts_with("no match where a service answered"));
+        assert!(is_offline(&why_not(&offline, true)));
+    }
 
     fn paper(title: &str, first: &str) -> PaperRecord {
         PaperRecord {

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::library::Chunker;
 use crate::library::foreign::{ForeignEntry, is_foreign_library, read_library};
-use crate::library::identify::{complete, identify_online};
+use crate::library::identify::{complete, identify_online, is_offline, why_not};
 use crate::library::metadata::{LOCAL_SOURCE, LocalMetadata};
 use crate::papers::PaperSearch;
 use crate::parse::{PdfError, PdfText, extract_pdf, pages_to_markdown};
@@ -89,6 +89,8 @@ pub struct Importer {
     /// Ask ADS/arXiv/Crossref to identify papers (false: everything new is
     /// `unidentified`, described by what its PDF says).
     pub online: bool,
+    /// Set when a lookup found the network down: why (the other files skip lookups).
+    pub network_down: std::sync::Arc<std::sync::OnceLock<String>>,
 }
 
 static ARXIV_NEW: LazyLock<Regex> = LazyLock::new(|| {
@@ -320,10 +322,11 @@ impl Importer {
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
         let read = read_pdf(bytes, &file_name).await?;
-        let (record, identified) = match given {
-            Some((record, _)) => (complete(record.clone(), &read.local), false),
+        let (record, not_identified) = match given {
+            Some((record, _)) => (complete(record.clone(), &read.local), None),
             None => self.identify(read.local.clone()).await,
         };
+        let identified = given.is_none() && not_identified.is_none();
         let into = given.and_then(|(_, into)| into);
         let existing = self
             .store
@@ -357,6 +360,12 @@ impl Importer {
         if (identified || given.is_some()) && existing.is_some() {
             self.prefer_online(&paper_id, &record).await?;
         }
+        if existing.is_none() {
+            self.store
+                .set_identify_note(&paper_id, not_identified.as_deref())
+                .await
+                .map_err(storage)?;
+        }
         write_copy(&stored_path(&paper_id), &read.bytes).await?;
         let title = self.title_of(&paper_id, &record.title).await?;
         if !needs_text {
@@ -368,14 +377,26 @@ impl Importer {
 
     /// The paper's record from ADS/arXiv/Crossref (completed with what the PDF says),
     /// or what the PDF says when offline or not found; and whether it was identified.
-    async fn identify(&self, local: PaperRecord) -> (PaperRecord, bool) {
+    /// Also: why it was not identified (a plain line, see [`why_not`]). Once a lookup
+    /// found the network down, the other files of this import are not looked up.
+    async fn identify(&self, local: PaperRecord) -> (PaperRecord, Option<String>) {
         if !self.online {
-            return (local, false);
+            let reason = "not looked up (imported with --offline): run `asterism library identify`";
+            return (local, Some(reason.into()));
+        }
+        if let Some(reason) = self.network_down.get() {
+            return (local, Some(reason.clone()));
         }
         let mut notes = Vec::new();
         match identify_online(&self.papers, self.crossref.as_ref(), &local, &mut notes).await {
-            Some(found) => (complete(found.record, &local), true),
-            None => (local, false),
+            Some(found) => (complete(found.record, &local), None),
+            None => {
+                let reason = why_not(&notes, self.papers.ads.has_token());
+                if is_offline(&reason) {
+                    let _ = self.network_down.set(reason.clone());
+                }
+                (local, Some(reason))
+            }
         }
     }
 
