@@ -23,6 +23,9 @@ fail() { echo "$kind: $*" >&2; exit 1; }
 case "$kind" in
   deb)
     package="$(dpkg-deb -f "$deb" Package)"
+    # Chinese text renders where the system has no CJK font yet.
+    dpkg-deb -f "$deb" Recommends | grep -qw fonts-noto-cjk \
+      || fail "the .deb does not recommend fonts-noto-cjk: $(dpkg-deb -f "$deb" Recommends)"
     trap '$sudo dpkg -r "$package" >/dev/null 2>&1 || true; rm -rf "$empty"' EXIT
     echo "installing $deb ($(du -h "$deb" | cut -f1))"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$deb" >/dev/null
