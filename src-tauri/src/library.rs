@@ -76,7 +76,16 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
             warning,
             ..
         } => ("imported", Some(paper_id), Some(title), warning.clone()),
-        ImportOutcome::Linked { paper_id, title } => ("linked", Some(paper_id), Some(title), None),
+        ImportOutcome::Linked {
+            paper_id,
+            title,
+            same_text,
+        } => (
+            "linked",
+            Some(paper_id),
+            Some(title),
+            same_text.then(|| format!("same paper as {paper_id} (text matches)")),
+        ),
         ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
         ImportOutcome::MetadataOnly {
             paper_id,

@@ -201,6 +201,14 @@ fn outcome_line(item: &ImportItem) -> String {
             }
             line
         }
+        ImportOutcome::Linked {
+            title,
+            paper_id,
+            same_text: true,
+        } => format!(
+            "linked    {}  → same paper as {paper_id} (text matches): {title}",
+            item.path
+        ),
         ImportOutcome::Linked { title, .. } => {
             format!("linked    {}  → another file of {title}", item.path)
         }
@@ -288,7 +296,9 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
             warning,
             ..
         } => ("imported", Some(paper_id), Some(title), warning.as_ref()),
-        ImportOutcome::Linked { paper_id, title } => ("linked", Some(paper_id), Some(title), None),
+        ImportOutcome::Linked {
+            paper_id, title, ..
+        } => ("linked", Some(paper_id), Some(title), None),
         ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
         ImportOutcome::MetadataOnly {
             paper_id, title, ..
@@ -313,6 +323,14 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
     {
         event["identified"] = serde_json::json!(identified);
         event["chunks"] = serde_json::json!(chunks);
+    }
+    if let ImportOutcome::Linked {
+        paper_id,
+        same_text: true,
+        ..
+    } = &item.outcome
+    {
+        event["message"] = serde_json::json!(format!("same paper as {paper_id} (text matches)"));
     }
     if let ImportOutcome::MetadataOnly { missing, .. } = &item.outcome {
         event["missing"] = serde_json::json!(missing);

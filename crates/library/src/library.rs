@@ -3,6 +3,7 @@
 
 mod chunk;
 pub mod embed;
+pub mod fingerprint;
 pub mod foreign;
 pub mod identify;
 pub mod import;

@@ -212,3 +212,38 @@ impl Store {
         )
     }
 }
+
+impl Store {
+    /// Records the fingerprint of a paper's text (see `library::fingerprint`).
+    pub async fn set_text_fingerprint(&self, paper_id: &str, fingerprint: u64) -> Result<()> {
+        sqlx::query("UPDATE papers SET text_fingerprint = ? WHERE id = ?")
+            .bind(i64::from_ne_bytes(fingerprint.to_ne_bytes()))
+            .bind(paper_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The paper whose text fingerprint differs from `fingerprint` in at most
+    /// `max_bits` bits (the closest), if any.
+    pub async fn paper_with_fingerprint(
+        &self,
+        fingerprint: u64,
+        max_bits: u32,
+    ) -> Result<Option<String>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT id, text_fingerprint FROM papers WHERE text_fingerprint IS NOT NULL",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, stored)| {
+                let stored = u64::from_ne_bytes(stored.to_ne_bytes());
+                ((stored ^ fingerprint).count_ones(), id)
+            })
+            .filter(|(bits, _)| *bits <= max_bits)
+            .min()
+            .map(|(_, id)| id))
+    }
+}

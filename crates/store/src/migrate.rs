@@ -65,6 +65,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "identify_note",
         include_str!("../../../migrations/0013_identify_note.sql"),
     ),
+    (
+        14,
+        "text_fingerprint",
+        include_str!("../../../migrations/0014_text_fingerprint.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

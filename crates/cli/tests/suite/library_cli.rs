@@ -621,3 +621,78 @@ fn offline_identify_says_why_in_one_line_stores_it_and_stops_asking_after_the_fi
         "stored: {shown:?}"
     );
 }
+
+/// A page of `lines` lines of made-up words (seeded), under `title`.
+fn long_paper(title: &str, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    let lines: Vec<String> = (0..60)
+        .map(|_| {
+            (0..7)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    format!("word{}", state >> 56)
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let body = asterism_testkit::pdf::text_page(&lines).replace("72 720 Td", "72 680 Td");
+    let title = format!("BT /F1 20 Tf 72 730 Td ({title}) Tj ET ");
+    asterism_testkit::pdf::build_pdf(&[format!("{title}{body}")], false)
+}
+
+#[test]
+fn a_resaved_copy_is_the_same_paper_by_its_text_and_a_namesake_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    let original = std::fs::read(fixture_path("pdfs/rudolf_ms.pdf")).unwrap();
+    std::fs::write(folder.join("a-rudolf.pdf"), &original).unwrap();
+    // Re-saved: other bytes (an appended update section), the same text.
+    let mut resaved = original.clone();
+    resaved.extend_from_slice(b"\n% saved again by a viewer\n");
+    std::fs::write(folder.join("b-rudolf-resaved.pdf"), &resaved).unwrap();
+    // Two different papers with the same title.
+    std::fs::write(
+        folder.join("c-dust.pdf"),
+        long_paper("Dust in the Kepler Field", 1),
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("d-dust.pdf"),
+        long_paper("Dust in the Kepler Field", 2),
+    )
+    .unwrap();
+    let output = asterism(dir.path())
+        .args(["library", "import", "--offline", "--no-index"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let resaved_line = stdout
+        .lines()
+        .find(|line| line.contains("b-rudolf-resaved.pdf"))
+        .unwrap();
+    assert!(resaved_line.contains("same paper as"), "{stdout}");
+    assert!(resaved_line.contains("(text matches)"), "{stdout}");
+    let list = asterism(dir.path())
+        .args(["library", "list", "--json"])
+        .output()
+        .unwrap();
+    let papers: Vec<Value> = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(papers.len(), 3, "{papers:#?}");
+    let rudolf = papers
+        .iter()
+        .find(|paper| paper["title"].as_str().unwrap().contains("Mini-Neptune"))
+        .unwrap();
+    assert_eq!(rudolf["files"].as_array().unwrap().len(), 2, "{rudolf:#}");
+    let dust = papers
+        .iter()
+        .filter(|paper| paper["title"] == "Dust in the Kepler Field")
+        .count();
+    assert_eq!(dust, 2, "a namesake is never merged: {papers:#?}");
+}

@@ -15,6 +15,7 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::library::Chunker;
+use crate::library::fingerprint::{SAME_TEXT_BITS, text_fingerprint};
 use crate::library::foreign::{ForeignEntry, is_foreign_library, read_library};
 use crate::library::identify::{complete, identify_online, is_offline, why_not};
 use crate::library::metadata::{LOCAL_SOURCE, LocalMetadata};
@@ -40,6 +41,8 @@ pub enum ImportOutcome {
     Linked {
         paper_id: String,
         title: String,
+        /// Found by its text (a re-saved copy), not by an identifier.
+        same_text: bool,
     },
     /// This exact file is already in the library.
     Duplicate {
@@ -338,6 +341,17 @@ impl Importer {
             .await
             .map_err(storage)?
             .or_else(|| into.map(String::from));
+        // Offline, a re-saved copy (same text, other bytes) has no id to be found by.
+        let by_text = match (&existing, read.fingerprint) {
+            (None, Some(fingerprint)) => self
+                .store
+                .paper_with_fingerprint(fingerprint, SAME_TEXT_BITS)
+                .await
+                .map_err(storage)?,
+            _ => None,
+        };
+        let existing = existing.or_else(|| by_text.clone());
+        let into = into.or(by_text.as_deref());
         let existing_text = match &existing {
             Some(paper_id) => self.store.paper_text(paper_id).await.map_err(storage)?,
             None => None,
@@ -368,8 +382,18 @@ impl Importer {
         }
         write_copy(&stored_path(&paper_id), &read.bytes).await?;
         let title = self.title_of(&paper_id, &record.title).await?;
+        if let (Some(fingerprint), None) = (read.fingerprint, &existing) {
+            self.store
+                .set_text_fingerprint(&paper_id, fingerprint)
+                .await
+                .map_err(storage)?;
+        }
         if !needs_text {
-            return Ok(ImportOutcome::Linked { paper_id, title });
+            return Ok(ImportOutcome::Linked {
+                paper_id,
+                title,
+                same_text: by_text.is_some(),
+            });
         }
         self.commit(&paper_id, &title, read.text, read.warning)
             .await
@@ -604,6 +628,8 @@ fn storage(error: asterism_store::StoreError) -> String {
 struct ReadPdf {
     bytes: Vec<u8>,
     text: Option<PdfText>,
+    /// See [`text_fingerprint`].
+    fingerprint: Option<u64>,
     warning: Option<String>,
     local: PaperRecord,
 }
@@ -632,6 +658,7 @@ async fn read_pdf(bytes: Vec<u8>, file_name: &str) -> Result<ReadPdf, String> {
     let local = local_record(text.as_ref(), &metadata, file_name);
     Ok(ReadPdf {
         bytes,
+        fingerprint: text.as_ref().and_then(|text| text_fingerprint(&text.pages)),
         text,
         warning,
         local,
