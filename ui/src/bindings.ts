@@ -643,7 +643,15 @@ export type LibraryObject_Deserialize = {
 	resolvedName?: string | null,
 	raDeg?: number | null,
 	decDeg?: number | null,
+	/**  `12 18 57.62`, `+47 18 13.4` (as Sesame gives them), when resolved. */
+	raSexagesimal?: string | null,
+	decSexagesimal?: string | null,
+	/**  Simbad's type code (`Sy2`) and its name ("Seyfert 2 galaxy"). */
 	objectType?: string | null,
+	objectTypeLabel?: string | null,
+	morphology?: string | null,
+	redshift?: number | null,
+	velocityKms?: number | null,
 	papers: ObjectPaper_Deserialize[],
 };
 
@@ -655,7 +663,15 @@ export type LibraryObject_Serialize = {
 	resolvedName: string | null,
 	raDeg: number | null,
 	decDeg: number | null,
+	/**  `12 18 57.62`, `+47 18 13.4` (as Sesame gives them), when resolved. */
+	raSexagesimal: string | null,
+	decSexagesimal: string | null,
+	/**  Simbad's type code (`Sy2`) and its name ("Seyfert 2 galaxy"). */
 	objectType: string | null,
+	objectTypeLabel: string | null,
+	morphology: string | null,
+	redshift: number | null,
+	velocityKms: number | null,
 	papers: ObjectPaper_Serialize[],
 };
 

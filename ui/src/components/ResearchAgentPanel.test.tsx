@@ -15,6 +15,9 @@ const ngc4258 = {
   decSexagesimal: "+47:18:13.4",
   objectType: "LIN",
   objectTypeLabel: "LINER-type active galaxy nucleus",
+  morphology: "SAB(s)bc",
+  redshift: 0.00149,
+  velocityKms: 448,
   aliases: ["M 106", "NGC 4258", "UGC 7353", "PGC 39600", "MCG+08-23-011", "IRAS 12164+4735"],
   resolver: "Simbad",
 };
@@ -102,7 +105,11 @@ describe("ResearchAgentPanel", () => {
     expect(items()[1].querySelector("details")).not.toHaveAttribute("open");
 
     const card = within(items()[3]).getByTestId("target-card");
-    expect(card).toHaveTextContent("M 106");
+    // Titled with the name asked; Sesame's main identifier, morphology and redshift below.
+    expect(within(card).getByRole("heading")).toHaveTextContent("NGC 4258");
+    expect(within(card).getByTestId("target-main-id")).toHaveTextContent("M 106");
+    expect(within(card).getByTestId("target-morphology")).toHaveTextContent("SAB(s)bc");
+    expect(within(card).getByTestId("target-redshift")).toHaveTextContent("0.00149 (448 km/s)");
     expect(card).toHaveTextContent("12:18:57.62");
     expect(card).toHaveTextContent("+47:18:13.4");
     expect(card).toHaveTextContent("184.74008°");

@@ -7,6 +7,9 @@ import { CrosshairIcon } from "./icons";
 
 /** The fields of a `query_target` result the card shows (a subset of `ResolvedTarget`). */
 export type TargetInfo = {
+  /** The name asked for (`query`), which titles the card. */
+  query: string;
+  /** Sesame's main identifier. */
   name: string;
   raDeg: number;
   decDeg: number;
@@ -14,21 +17,29 @@ export type TargetInfo = {
   decSexagesimal: string;
   objectType: string | null;
   objectTypeLabel: string | null;
+  morphology: string | null;
+  redshift: number | null;
+  velocityKms: number | null;
   aliases: string[];
   resolver: string;
 };
 
 const ALIASES_SHOWN = 4;
 
+/** A name without spaces or case, to tell whether two spellings are one name. */
+const squeezed = (name: string) => name.replace(/\s+/g, "").toLowerCase();
+
 /** Reads target metadata, or null when it lacks the essentials (name and coordinates). */
 export function asTarget(metadata: JsonValue): TargetInfo | null {
   if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) return null;
   const m = metadata as Record<string, JsonValue>;
   const str = (v: JsonValue | undefined) => (typeof v === "string" ? v : null);
+  const num = (v: JsonValue | undefined) => (typeof v === "number" ? v : null);
   if (typeof m.name !== "string" || typeof m.raDeg !== "number" || typeof m.decDeg !== "number") {
     return null;
   }
   return {
+    query: str(m.query) ?? m.name,
     name: m.name,
     raDeg: m.raDeg,
     decDeg: m.decDeg,
@@ -36,6 +47,9 @@ export function asTarget(metadata: JsonValue): TargetInfo | null {
     decSexagesimal: str(m.decSexagesimal) ?? "",
     objectType: str(m.objectType),
     objectTypeLabel: str(m.objectTypeLabel),
+    morphology: str(m.morphology),
+    redshift: num(m.redshift),
+    velocityKms: num(m.velocityKms),
     aliases: Array.isArray(m.aliases) ? m.aliases.filter((a) => typeof a === "string") : [],
     resolver: str(m.resolver) ?? "",
   };
@@ -54,11 +68,17 @@ export function TargetCard({ target }: { target: TargetInfo }) {
   const hidden = target.aliases.length - ALIASES_SHOWN;
 
   return (
-    <section className="target-card" data-testid="target-card" aria-label={t("target.label", { name: target.name })}>
+    <section className="target-card" data-testid="target-card" aria-label={t("target.label", { name: target.query })}>
       <h3 className="target-name">
-        {target.name} <SimbadLink name={target.name} />
+        {target.query} <SimbadLink name={target.name} />
       </h3>
       <dl className="target-fields">
+        {squeezed(target.query) !== squeezed(target.name) && (
+          <>
+            <dt>{t("target.mainId")}</dt>
+            <dd data-testid="target-main-id">{target.name}</dd>
+          </>
+        )}
         <dt>RA</dt>
         <dd>
           <span className="mono">{target.raSexagesimal}</span>{" "}
@@ -76,6 +96,23 @@ export function TargetCard({ target }: { target: TargetInfo }) {
               {type}
               {target.objectTypeLabel && target.objectType && (
                 <span className="muted mono"> ({target.objectType})</span>
+              )}
+            </dd>
+          </>
+        )}
+        {target.morphology && (
+          <>
+            <dt>{t("target.morphology")}</dt>
+            <dd data-testid="target-morphology">{target.morphology}</dd>
+          </>
+        )}
+        {(target.redshift != null || target.velocityKms != null) && (
+          <>
+            <dt>{target.redshift != null ? "z" : t("target.velocity")}</dt>
+            <dd className="mono" data-testid="target-redshift">
+              {target.redshift != null ? target.redshift : `${target.velocityKms} km/s`}
+              {target.redshift != null && target.velocityKms != null && (
+                <span className="muted"> ({target.velocityKms} km/s)</span>
               )}
             </dd>
           </>

@@ -15,7 +15,7 @@ const squeeze = (text: string) => text.toLowerCase().replace(/\s+/g, "");
 export function matchesObject(object: LibraryObject, text: string): boolean {
   const needle = squeeze(text);
   if (!needle) return true;
-  return [object.name, object.resolvedName, object.objectType]
+  return [object.name, object.resolvedName, object.objectType, object.objectTypeLabel, object.morphology]
     .filter((value): value is string => typeof value === "string")
     .some((value) => squeeze(value).includes(needle));
 }
@@ -25,6 +25,31 @@ export function formatDegrees(value: number, signed = false): string {
   const text = Math.abs(value).toFixed(4);
   const negative = value < 0 && Number(text) !== 0;
   return `${negative ? "-" : signed ? "+" : ""}${text}°`;
+}
+
+/** Splits a non-negative value into units, sixtieths and (rounded) seconds, carrying a
+ * rounded 60 upwards. */
+function sixtieths(value: number, decimals: number): [number, number, string] {
+  const scale = 10 ** decimals;
+  let tenths = Math.round(value * 3600 * scale);
+  const whole = Math.floor(tenths / (3600 * scale));
+  tenths -= whole * 3600 * scale;
+  const minutes = Math.floor(tenths / (60 * scale));
+  const seconds = (tenths - minutes * 60 * scale) / scale;
+  return [whole, minutes, seconds.toFixed(decimals).padStart(decimals + 3, "0")];
+}
+
+/** Right ascension in hours, minutes and seconds: `12h18m57.50s`. */
+export function formatRa(raDeg: number): string {
+  const [h, m, s] = sixtieths((((raDeg % 360) + 360) % 360) / 15, 2);
+  return `${String(h % 24).padStart(2, "0")}h${String(m).padStart(2, "0")}m${s}s`;
+}
+
+/** Declination in degrees, arcminutes and arcseconds: `+47°18′14.3″`. */
+export function formatDec(decDeg: number): string {
+  const [d, m, s] = sixtieths(Math.abs(decDeg), 1);
+  const sign = decDeg < 0 && (d > 0 || m > 0 || Number(s) > 0) ? "-" : "+";
+  return `${sign}${String(d).padStart(2, "0")}°${String(m).padStart(2, "0")}′${s}″`;
 }
 
 /** A radius as typed (30, 12.5), not as a float prints it. */
@@ -235,7 +260,7 @@ function ConeResult({ cone, selected, onSelect }: { cone: NearbyObjects; selecte
   const radius = formatRadius(cone.radiusArcmin ?? NEARBY_RADIUS_ARCMIN);
   const where =
     center.raDeg != null && center.decDeg != null
-      ? t("library.objects.within", { radius, name: center.name, ra: formatDegrees(center.raDeg), dec: formatDegrees(center.decDeg, true) })
+      ? t("library.objects.within", { radius, name: center.name, ra: formatRa(center.raDeg), dec: formatDec(center.decDeg) })
       : t("library.objects.withinNoPosition", { radius, name: center.name });
   const toggle = (key: string) =>
     setClosed((previous) => {
@@ -289,6 +314,7 @@ function ObjectItem({ testId, object, separation, open, onToggle, selected, onSe
   const { t } = useTranslation();
   const resolved = object.resolvedName && squeeze(object.resolvedName) !== squeeze(object.name) ? object.resolvedName : null;
   const positioned = object.raDeg != null && object.decDeg != null;
+  const decimal = positioned ? `${object.raDeg!.toFixed(6)} ${object.decDeg! >= 0 ? "+" : ""}${object.decDeg!.toFixed(6)}` : "";
 
   return (
     <li className="object-item" data-testid={testId}>
@@ -307,12 +333,32 @@ function ObjectItem({ testId, object, separation, open, onToggle, selected, onSe
             {separation == null ? "–" : t("library.objects.separation", { sep: separation.toFixed(1) })}
           </span>
         )}
-        <span className={positioned ? "mono object-coords" : "muted object-coords"} data-testid="object-coords">
-          {positioned ? `${formatDegrees(object.raDeg!)} ${formatDegrees(object.decDeg!, true)}` : t("library.objects.unresolved")}
+        <span
+          className={positioned ? "mono object-coords" : "muted object-coords"}
+          data-testid="object-coords"
+          title={positioned ? decimal : undefined}
+          // Copied, the position is decimal degrees (what catalogues and scripts take).
+          onCopy={(event) => {
+            if (!positioned) return;
+            event.clipboardData.setData("text/plain", decimal);
+            event.preventDefault();
+          }}
+        >
+          {positioned ? `${formatRa(object.raDeg!)} ${formatDec(object.decDeg!)}` : t("library.objects.unresolved")}
         </span>
         {object.objectType && (
-          <span className="badge" data-testid="object-type" title={t("library.objects.type")}>
-            {object.objectType}
+          <span className="badge" data-testid="object-type" title={`${t("library.objects.type")}: ${object.objectType}`}>
+            {object.objectTypeLabel ?? object.objectType}
+          </span>
+        )}
+        {object.morphology && (
+          <span className="muted" data-testid="object-morphology">
+            {object.morphology}
+          </span>
+        )}
+        {(object.redshift != null || object.velocityKms != null) && (
+          <span className="muted mono" data-testid="object-redshift">
+            {object.redshift != null ? `z = ${object.redshift}` : `v = ${object.velocityKms} km/s`}
           </span>
         )}
         <span className="muted object-count" data-testid="object-count">

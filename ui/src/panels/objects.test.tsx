@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { App } from "../App";
 import type { AppError, LibraryObject_Serialize, LibraryPaper, NearbyObjects, SessionSummary, TimelineItem } from "../bindings";
 import { mockBackend, resolvedTarget } from "../test/backend";
-import { formatDegrees, matchesObject } from "./LibraryObjects";
+import { formatDec, formatDegrees, formatRa, matchesObject } from "./LibraryObjects";
 
 const paper = (id: string, title: string, authors: string[], year: number, bibcode: string): LibraryPaper => ({
   id, title, authors, year, bibcode, arxivId: null, doi: null, status: "parsed", identifyNote: null, files: [], collections: [], tags: [],
@@ -19,6 +19,8 @@ const papers = [
 
 const ngc4258: LibraryObject_Serialize = {
   name: "NGC 4258", resolvedName: "M 106", raDeg: 184.739583, decDeg: 47.303972, objectType: "LIN",
+  raSexagesimal: "12 18 57.50", decSexagesimal: "+47 18 14.3", objectTypeLabel: "LINER-type Active Galaxy Nucleus",
+  morphology: "SAB(s)bc", redshift: 0.00149, velocityKms: 448,
   papers: [
     { id: "p1", title: "A Cepheid distance to NGC 4258", firstAuthor: "Riess, A. G.", year: 2019, foundIn: "keyword" },
     { id: "p2", title: "The maser disk of M 106", firstAuthor: "Humphreys, E. M. L.", year: 2013, foundIn: "abstract" },
@@ -26,10 +28,12 @@ const ngc4258: LibraryObject_Serialize = {
 };
 const helix: LibraryObject_Serialize = {
   name: "NGC 7293", resolvedName: "NGC  7293", raDeg: 337.410742, decDeg: -20.837119, objectType: "PN",
+  raSexagesimal: null, decSexagesimal: null, objectTypeLabel: null, morphology: null, redshift: null, velocityKms: -27,
   papers: [{ id: "p3", title: "A transient near the Helix", firstAuthor: "Nobody, A.", year: 2024, foundIn: "title" }],
 };
 const candidate: LibraryObject_Serialize = {
   name: "AT 2024abc", resolvedName: null, raDeg: null, decDeg: null, objectType: null,
+  raSexagesimal: null, decSexagesimal: null, objectTypeLabel: null, morphology: null, redshift: null, velocityKms: null,
   papers: [{ id: "p3", title: "A transient near the Helix", firstAuthor: null, year: null, foundIn: "abstract" }],
 };
 
@@ -43,10 +47,12 @@ const nearM106 = (radiusArcmin: number): NearbyObjects => ({
     { ...ngc4258, separationArcmin: 0 },
     {
       name: "NGC 4248", resolvedName: "NGC 4248", raDeg: 184.4625, decDeg: 47.4094, objectType: "G", separationArcmin: 12.34,
+      raSexagesimal: null, decSexagesimal: null, objectTypeLabel: null, morphology: null, redshift: null, velocityKms: null,
       papers: [{ id: "p2", title: "The maser disk of M 106", firstAuthor: "Humphreys, E. M. L.", year: 2013, foundIn: "abstract" }],
     },
     {
       name: "UGC 7356", resolvedName: null, raDeg: 184.9, decDeg: 46.6, objectType: null, separationArcmin: 44.96,
+      raSexagesimal: null, decSexagesimal: null, objectTypeLabel: null, morphology: null, redshift: null, velocityKms: null,
       papers: [{ id: "p1", title: "A Cepheid distance to NGC 4258", firstAuthor: "Riess, A. G.", year: 2019, foundIn: "abstract" }],
     },
   ],
@@ -73,12 +79,26 @@ describe("Library objects", () => {
 
     const [first, second, third] = items as [HTMLElement, HTMLElement, HTMLElement];
     expect(within(first).getByTestId("object-resolved")).toHaveTextContent("Sesame: M 106");
-    expect(within(first).getByTestId("object-coords")).toHaveTextContent("184.7396° +47.3040°");
-    expect(within(first).getByTestId("object-type")).toHaveTextContent("LIN");
+    // Sexagesimal on screen, decimal degrees on hover and on copy.
+    const coords = within(first).getByTestId("object-coords");
+    expect(coords).toHaveTextContent("12h18m57.50s +47°18′14.3″");
+    expect(coords).toHaveAttribute("title", "184.739583 +47.303972");
+    const copied = new Map<string, string>();
+    const copy = new Event("copy", { bubbles: true, cancelable: true }) as Event & { clipboardData: unknown };
+    copy.clipboardData = { setData: (kind: string, text: string) => copied.set(kind, text) };
+    coords.dispatchEvent(copy);
+    expect(copied.get("text/plain")).toBe("184.739583 +47.303972");
+    // The type spelled out (the code on hover), morphology and redshift.
+    expect(within(first).getByTestId("object-type")).toHaveTextContent("LINER-type Active Galaxy Nucleus");
+    expect(within(first).getByTestId("object-type")).toHaveAttribute("title", "Object type: LIN");
+    expect(within(first).getByTestId("object-morphology")).toHaveTextContent("SAB(s)bc");
+    expect(within(first).getByTestId("object-redshift")).toHaveTextContent("z = 0.00149");
     expect(within(first).getByTestId("object-count")).toHaveTextContent("2 papers");
     // Sesame's name written with other spacing is the same name: not repeated.
     expect(within(second).queryByTestId("object-resolved")).not.toBeInTheDocument();
-    expect(within(second).getByTestId("object-coords")).toHaveTextContent("337.4107° -20.8371°");
+    expect(within(second).getByTestId("object-coords")).toHaveTextContent("22h29m38.58s -20°50′13.6″");
+    expect(within(second).getByTestId("object-type")).toHaveTextContent("PN");
+    expect(within(second).getByTestId("object-redshift")).toHaveTextContent("v = -27 km/s");
     expect(within(second).getByTestId("object-count")).toHaveTextContent("1 paper");
     expect(within(third).getByTestId("object-coords")).toHaveTextContent("not resolved yet");
     expect(within(third).queryByTestId("object-type")).not.toBeInTheDocument();
@@ -161,11 +181,11 @@ describe("Library objects", () => {
 
     const result = await within(view).findByTestId("cone-result");
     expect(backend.callsTo("library_objects_near").map((call) => call.args)).toEqual([{ name: "NGC 4258", radiusArcmin: 45 }]);
-    expect(within(result).getByTestId("cone-center")).toHaveTextContent("within 45′ of M 106 (184.7396° +47.3040°)");
+    expect(within(result).getByTestId("cone-center")).toHaveTextContent("within 45′ of M 106 (12h18m57.50s +47°18′14.3″)");
     const nearby = within(result).getAllByTestId("nearby-object");
     expect(names(nearby)).toEqual(["NGC 4258", "NGC 4248", "UGC 7356"]);
     expect(nearby.map((item) => within(item).getByTestId("object-separation").textContent)).toEqual(["0.0′", "12.3′", "45.0′"]);
-    expect(within(nearby[2]!).getByTestId("object-coords")).toHaveTextContent("184.9000° +46.6000°");
+    expect(within(nearby[2]!).getByTestId("object-coords")).toHaveTextContent("12h19m36.00s +46°36′00.0″");
     // Their papers show at once; one clicked opens in the details.
     expect(within(nearby[0]!).getAllByTestId("object-paper")).toHaveLength(2);
     await user.click(within(nearby[2]!).getByTestId("object-paper"));
@@ -178,7 +198,7 @@ describe("Library objects", () => {
     const { user, view } = await openObjects();
     await user.type(within(view).getByTestId("cone-name"), "Vega{Enter}");
     const result = await within(view).findByTestId("cone-result");
-    expect(within(result).getByTestId("cone-center")).toHaveTextContent("within 30′ of * alf Lyr (279.2347° +38.7837°)");
+    expect(within(result).getByTestId("cone-center")).toHaveTextContent("within 30′ of * alf Lyr (18h36m56.33s +38°47′01.3″)");
     expect(within(result).getByTestId("cone-none")).toHaveTextContent("No object of your library lies within 30′ of * alf Lyr.");
   });
 
@@ -222,6 +242,16 @@ describe("formatting and matching", () => {
     expect(formatDegrees(47.303972, true)).toBe("+47.3040°");
     expect(formatDegrees(-20.837119, true)).toBe("-20.8371°");
     expect(formatDegrees(-0.00001, true)).toBe("+0.0000°");
+  });
+
+  it("writes positions in sexagesimal, carrying rounded sixties and with no minus zero", () => {
+    expect(formatRa(184.739583)).toBe("12h18m57.50s");
+    expect(formatRa(359.9999999)).toBe("00h00m00.00s");
+    expect(formatRa(0)).toBe("00h00m00.00s");
+    expect(formatDec(47.303972)).toBe("+47°18′14.3″");
+    expect(formatDec(-20.837119)).toBe("-20°50′13.6″");
+    expect(formatDec(-0.00001)).toBe("+00°00′00.0″");
+    expect(formatDec(-89.99999999)).toBe("-90°00′00.0″");
   });
 
   it("matches names without regard to spaces or case", () => {
@@ -274,7 +304,7 @@ describe("A target card's papers nearby", () => {
     expect(backend.callsTo("library_objects_near").map((call) => call.args)).toEqual([{ name: "M 106", radiusArcmin: 30 }]);
     expect(within(view).getByTestId("cone-name")).toHaveValue("M 106");
     expect(within(view).getByTestId("cone-radius")).toHaveValue(30);
-    expect(within(result).getByTestId("cone-center")).toHaveTextContent("within 30′ of M 106 (184.7396° +47.3040°)");
+    expect(within(result).getByTestId("cone-center")).toHaveTextContent("within 30′ of M 106 (12h18m57.50s +47°18′14.3″)");
     expect(within(result).getAllByTestId("nearby-object")).toHaveLength(3);
 
     // Opened again from the rail, the Library starts as usual: no search runs again.
@@ -315,7 +345,7 @@ describe("Library objects in Chinese", () => {
       const view = await screen.findByTestId("library-objects");
       expect(screen.getByTestId("library-tab-objects")).toHaveTextContent("天体");
       expect(screen.getByTestId("library-tab-papers")).toHaveTextContent("论文");
-      expect(await within(view).findByTestId("cone-center")).toHaveTextContent("M 106（184.7396° +47.3040°）周围 30′ 以内");
+      expect(await within(view).findByTestId("cone-center")).toHaveTextContent("M 106（12h18m57.50s +47°18′14.3″）周围 30′ 以内");
       expect(within(view).getByTestId("cone-search")).toHaveTextContent("搜索附近");
       expect(within(view).getByText("半径（角分）")).toBeInTheDocument();
 

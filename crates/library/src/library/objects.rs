@@ -141,7 +141,15 @@ pub struct LibraryObject {
     pub resolved_name: Option<String>,
     pub ra_deg: Option<f64>,
     pub dec_deg: Option<f64>,
+    /// `12 18 57.62`, `+47 18 13.4` (as Sesame gives them), when resolved.
+    pub ra_sexagesimal: Option<String>,
+    pub dec_sexagesimal: Option<String>,
+    /// Simbad's type code (`Sy2`) and its name ("Seyfert 2 galaxy").
     pub object_type: Option<String>,
+    pub object_type_label: Option<String>,
+    pub morphology: Option<String>,
+    pub redshift: Option<f64>,
+    pub velocity_kms: Option<f64>,
     pub papers: Vec<ObjectPaper>,
 }
 
@@ -360,7 +368,16 @@ fn group(
             resolved_name: link.target.as_ref().map(|t| t.name.clone()),
             ra_deg: link.target.as_ref().map(|t| t.ra_deg),
             dec_deg: link.target.as_ref().map(|t| t.dec_deg),
+            ra_sexagesimal: link.target.as_ref().map(|t| t.ra_sexagesimal.clone()),
+            dec_sexagesimal: link.target.as_ref().map(|t| t.dec_sexagesimal.clone()),
             object_type: link.target.as_ref().and_then(|t| t.object_type.clone()),
+            object_type_label: link
+                .target
+                .as_ref()
+                .and_then(|t| t.object_type_label.clone()),
+            morphology: link.target.as_ref().and_then(|t| t.morphology.clone()),
+            redshift: link.target.as_ref().and_then(|t| t.redshift),
+            velocity_kms: link.target.as_ref().and_then(|t| t.velocity_kms),
             papers: Vec::new(),
         });
         let Some(paper) = papers.get(&link.paper_id) else {
