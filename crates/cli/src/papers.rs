@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use asterism_agent::{Settings, bootstrap};
+use asterism_agent::{Services, Settings, bootstrap};
 use asterism_library::papers::bibtex;
 use asterism_library::parse;
 use asterism_protocol::PaperRecord;
@@ -168,219 +168,261 @@ pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<
         }
     }
     let services = bootstrap::open_services(settings).await?;
+    let services = services.as_ref();
     match command {
-        PapersCommand::Search { query, limit, json } => {
-            let outcome = services.papers.search(&query, limit).await;
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(
-                        &serde_json::json!({"papers": outcome.papers, "notes": outcome.notes})
-                    )?
-                );
-            } else {
-                for (index, paper) in outcome.papers.iter().enumerate() {
-                    println!("{}", line(index + 1, paper));
-                }
-                eprintln!("{}", outcome.notes.join("; "));
-            }
-            let failed = outcome.papers.is_empty()
-                && outcome.notes.iter().all(|note| !note.contains(" found"));
-            Ok(if failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
-        PapersCommand::Get { id, json } => match services.papers.metadata(&id).await {
-            Ok(paper) => {
-                if json {
-                    println!("{}", serde_json::to_string_pretty(&paper)?);
-                } else {
-                    println!("{}", line(1, &paper));
-                    if let Some(text) = &paper.abstract_text {
-                        println!("\n{text}");
-                    }
-                }
-                Ok(ExitCode::SUCCESS)
-            }
-            Err(error) => fail(error),
-        },
-        PapersCommand::Download { id, json } => {
-            let paper = match services.papers.metadata(&id).await {
-                Ok(paper) => paper,
-                Err(error) => return fail(error),
-            };
-            let progress = |bytes: u64, total: Option<u64>| {
-                if !json {
-                    let total = total.map(|t| format!(" of {:.1}", t as f64 / 1_048_576.0));
-                    eprint!(
-                        "\r{:.1}{} MB",
-                        bytes as f64 / 1_048_576.0,
-                        total.unwrap_or_default()
-                    );
-                }
-            };
-            match services.downloader.download(&paper, &progress).await {
-                Ok(done) => {
-                    if json {
-                        println!(
-                            "{}",
-                            serde_json::to_string_pretty(&serde_json::json!({
-                                "paperId": done.paper_id,
-                                "path": done.path,
-                                "sha256": done.sha256,
-                                "bytes": done.bytes,
-                                "source": done.source,
-                                "alreadyPresent": done.already_present,
-                            }))?
-                        );
-                    } else {
-                        eprintln!();
-                        println!(
-                            "{} {} ({} bytes, from {})",
-                            if done.already_present {
-                                "already had"
-                            } else {
-                                "downloaded"
-                            },
-                            done.path.display(),
-                            done.bytes,
-                            done.source
-                        );
-                    }
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(error) => fail(error),
-            }
-        }
+        PapersCommand::Search { query, limit, json } => search(services, &query, limit, json).await,
+        PapersCommand::Get { id, json } => get(services, &id, json).await,
+        PapersCommand::Download { id, json } => download(services, &id, json).await,
         PapersCommand::Parse {
             id_or_path,
             pdf_only,
             out,
             json,
-        } => {
-            let (paper_id, paper) = match services.papers.resolve(&id_or_path).await {
-                Ok(found) => found,
-                Err(error) => return fail(format!("{error} (and no such file)")),
-            };
-            match services.parser.parse(&paper_id, &paper, pdf_only).await {
-                Ok((parsed, notes)) => {
-                    if let Some(out) = &out {
-                        std::fs::write(out, &parsed.markdown)?;
-                    }
-                    if json {
-                        println!(
-                            "{}",
-                            serde_json::to_string_pretty(&serde_json::json!({
-                                "paperId": paper_id,
-                                "source": parsed.source,
-                                "engine": parsed.engine,
-                                "pages": parsed.pages,
-                                "sections": parsed.sections,
-                                "notes": notes,
-                            }))?
-                        );
-                    } else {
-                        println!(
-                            "parsed \"{}\" from {} ({}): {} sections",
-                            paper.title,
-                            parsed.source,
-                            parsed.engine,
-                            parsed.sections.len()
-                        );
-                        for section in &parsed.sections {
-                            println!(
-                                "{}{} {}{}",
-                                "  ".repeat(usize::from(section.level)),
-                                section.number.as_deref().unwrap_or("-"),
-                                section.title,
-                                section
-                                    .page
-                                    .map(|p| format!("  (p. {p})"))
-                                    .unwrap_or_default()
-                            );
-                        }
-                        for note in notes {
-                            eprintln!("note: {note}");
-                        }
-                    }
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(error) => fail(error),
-            }
-        }
+        } => parse_paper(services, &id_or_path, pdf_only, out, json).await,
         PapersCommand::Content {
             id,
             pages,
             section,
             json,
-        } => {
-            let Some((paper_id, paper)) = services
-                .papers
-                .local(&id)
-                .await
-                .map_err(anyhow::Error::msg)?
-            else {
-                return fail(format!("{id} is not in the library"));
-            };
-            let Some(stored) = services.store.paper_text(&paper_id).await? else {
-                return fail(format!(
-                    "\"{}\" is not parsed yet: asterism papers parse {id}",
-                    paper.title
-                ));
-            };
-            match parse::select_content(
-                &stored.markdown,
-                pages.as_deref(),
-                section.as_deref(),
-                0,
-                usize::MAX,
-            ) {
-                Ok(slice) => {
-                    if json {
-                        println!(
-                            "{}",
-                            serde_json::to_string_pretty(&serde_json::json!({
-                                "paperId": paper_id,
-                                "selected": slice.selected,
-                                "source": stored.source,
-                                "markdown": slice.text,
-                            }))?
-                        );
-                    } else {
-                        print!("{}", slice.text);
-                    }
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(error) => fail(error),
-            }
+        } => content(services, &id, pages, section, json).await,
+        PapersCommand::Bibtex { ids, json } => bibtex_entries(services, &ids, json).await,
+    }
+}
+
+/// `papers search`: ADS and arXiv merged; exit 1 when every service failed.
+async fn search(
+    services: &Services,
+    query: &str,
+    limit: u32,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let outcome = services.papers.search(query, limit).await;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"papers": outcome.papers, "notes": outcome.notes})
+            )?
+        );
+    } else {
+        for (index, paper) in outcome.papers.iter().enumerate() {
+            println!("{}", line(index + 1, paper));
         }
-        PapersCommand::Bibtex { ids, json } => {
-            let (papers, missing) = services.papers.resolve_for_citation(&ids).await;
-            let (entries, notes) = bibtex::bibtex(&papers, Some(&services.papers.ads)).await;
+        eprintln!("{}", outcome.notes.join("; "));
+    }
+    let failed =
+        outcome.papers.is_empty() && outcome.notes.iter().all(|note| !note.contains(" found"));
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `papers get`: one paper's metadata.
+async fn get(services: &Services, id: &str, json: bool) -> anyhow::Result<ExitCode> {
+    match services.papers.metadata(id).await {
+        Ok(paper) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&paper)?);
+            } else {
+                println!("{}", line(1, &paper));
+                if let Some(text) = &paper.abstract_text {
+                    println!("\n{text}");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => fail(error),
+    }
+}
+
+/// `papers download`: the PDF into the library, with progress in MB.
+async fn download(services: &Services, id: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let paper = match services.papers.metadata(id).await {
+        Ok(paper) => paper,
+        Err(error) => return fail(error),
+    };
+    let progress = |bytes: u64, total: Option<u64>| {
+        if !json {
+            let total = total.map(|t| format!(" of {:.1}", t as f64 / 1_048_576.0));
+            eprint!(
+                "\r{:.1}{} MB",
+                bytes as f64 / 1_048_576.0,
+                total.unwrap_or_default()
+            );
+        }
+    };
+    match services.downloader.download(&paper, &progress).await {
+        Ok(done) => {
             if json {
                 println!(
                     "{}",
                     serde_json::to_string_pretty(&serde_json::json!({
-                        "entries": entries.iter().map(|e| serde_json::json!({"key": e.key, "source": e.source, "bibtex": e.text})).collect::<Vec<_>>(),
-                        "notes": notes,
-                        "notFound": missing,
+                        "paperId": done.paper_id,
+                        "path": done.path,
+                        "sha256": done.sha256,
+                        "bytes": done.bytes,
+                        "source": done.source,
+                        "alreadyPresent": done.already_present,
                     }))?
                 );
             } else {
-                for entry in &entries {
-                    println!("{}\n", entry.text.trim_end());
+                eprintln!();
+                println!(
+                    "{} {} ({} bytes, from {})",
+                    if done.already_present {
+                        "already had"
+                    } else {
+                        "downloaded"
+                    },
+                    done.path.display(),
+                    done.bytes,
+                    done.source
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => fail(error),
+    }
+}
+
+/// `papers parse ID`: a library paper parsed and stored; its sections listed.
+async fn parse_paper(
+    services: &Services,
+    id_or_path: &str,
+    pdf_only: bool,
+    out: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let (paper_id, paper) = match services.papers.resolve(id_or_path).await {
+        Ok(found) => found,
+        Err(error) => return fail(format!("{error} (and no such file)")),
+    };
+    match services.parser.parse(&paper_id, &paper, pdf_only).await {
+        Ok((parsed, notes)) => {
+            if let Some(out) = &out {
+                std::fs::write(out, &parsed.markdown)?;
+            }
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "paperId": paper_id,
+                        "source": parsed.source,
+                        "engine": parsed.engine,
+                        "pages": parsed.pages,
+                        "sections": parsed.sections,
+                        "notes": notes,
+                    }))?
+                );
+            } else {
+                println!(
+                    "parsed \"{}\" from {} ({}): {} sections",
+                    paper.title,
+                    parsed.source,
+                    parsed.engine,
+                    parsed.sections.len()
+                );
+                for section in &parsed.sections {
+                    println!(
+                        "{}{} {}{}",
+                        "  ".repeat(usize::from(section.level)),
+                        section.number.as_deref().unwrap_or("-"),
+                        section.title,
+                        section
+                            .page
+                            .map(|p| format!("  (p. {p})"))
+                            .unwrap_or_default()
+                    );
                 }
-                for note in notes.iter().chain(&missing) {
+                for note in notes {
                     eprintln!("note: {note}");
                 }
             }
-            Ok(if missing.is_empty() {
-                ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => fail(error),
+    }
+}
+
+/// `papers content`: a parsed paper, its pages or a section.
+async fn content(
+    services: &Services,
+    id: &str,
+    pages: Option<String>,
+    section: Option<String>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let Some((paper_id, paper)) = services
+        .papers
+        .local(id)
+        .await
+        .map_err(anyhow::Error::msg)?
+    else {
+        return fail(format!("{id} is not in the library"));
+    };
+    let Some(stored) = services.store.paper_text(&paper_id).await? else {
+        return fail(format!(
+            "\"{}\" is not parsed yet: asterism papers parse {id}",
+            paper.title
+        ));
+    };
+    match parse::select_content(
+        &stored.markdown,
+        pages.as_deref(),
+        section.as_deref(),
+        0,
+        usize::MAX,
+    ) {
+        Ok(slice) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "paperId": paper_id,
+                        "selected": slice.selected,
+                        "source": stored.source,
+                        "markdown": slice.text,
+                    }))?
+                );
             } else {
-                ExitCode::FAILURE
-            })
+                print!("{}", slice.text);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => fail(error),
+    }
+}
+
+/// `papers bibtex`: entries for the papers; exit 1 when one was not found.
+async fn bibtex_entries(
+    services: &Services,
+    ids: &[String],
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let (papers, missing) = services.papers.resolve_for_citation(ids).await;
+    let (entries, notes) = bibtex::bibtex(&papers, Some(&services.papers.ads)).await;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "entries": entries.iter().map(|e| serde_json::json!({"key": e.key, "source": e.source, "bibtex": e.text})).collect::<Vec<_>>(),
+                "notes": notes,
+                "notFound": missing,
+            }))?
+        );
+    } else {
+        for entry in &entries {
+            println!("{}\n", entry.text.trim_end());
+        }
+        for note in notes.iter().chain(&missing) {
+            eprintln!("note: {note}");
         }
     }
+    Ok(if missing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
