@@ -229,11 +229,17 @@ pub async fn settings_save(
 }
 
 /// The folder to save as the workspace (links resolved), or why it cannot be one (the
-/// engine's rule: not the root of the filesystem nor the home folder itself, which would
-/// open everything to the agent's file tools and shell).
-fn checked_workspace(folder: &Path, home: Option<&Path>) -> Result<String, AppError> {
+/// engine's rule: not the root of the filesystem, `/home` or `/tmp`, the home folder or a
+/// folder holding it, nor the data folder, which would open everything to the agent's
+/// file tools and shell).
+fn checked_workspace(
+    folder: &Path,
+    home: Option<&Path>,
+    data_dir: &Path,
+) -> Result<String, AppError> {
     let refuse = |message: String| AppError::new(AppErrorKind::InvalidInput, message);
-    if let Some(problem) = asterism_agent::security::workspace_problem(folder, home) {
+    if let Some(problem) = asterism_agent::security::workspace_problem(folder, home, Some(data_dir))
+    {
         return Err(refuse(format!("Not saved: {problem}.")));
     }
     let folder: PathBuf = std::fs::canonicalize(folder)
@@ -262,9 +268,11 @@ pub async fn settings_choose_workspace(
         return Ok(None);
     };
     let home = window.path().home_dir().ok();
-    let folder = tokio::task::spawn_blocking(move || checked_workspace(&folder, home.as_deref()))
-        .await
-        .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))??;
+    let data_dir = state.engine().settings.data_dir.clone();
+    let folder =
+        tokio::task::spawn_blocking(move || checked_workspace(&folder, home.as_deref(), &data_dir))
+            .await
+            .map_err(|error| AppError::new(AppErrorKind::Internal, error.to_string()))??;
     let value = SettingValue {
         name: WORKSPACE.into(),
         value: folder,
@@ -281,7 +289,11 @@ mod tests {
         let root = std::env::temp_dir().join(format!("asterism-workspace-{}", std::process::id()));
         let home = root.join("home");
         let project = home.join("thesis");
+        let data = home.join(".local/share/asterism");
         std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(data.join("papers")).unwrap();
+        let checked_workspace =
+            |folder: &Path, home: Option<&Path>| super::checked_workspace(folder, home, &data);
         let canonical = std::fs::canonicalize(&project).unwrap();
         assert_eq!(
             checked_workspace(&project, Some(&home)).unwrap(),
@@ -295,6 +307,17 @@ mod tests {
         let error = checked_workspace(Path::new("/"), Some(&home)).unwrap_err();
         assert!(error.message.contains("root of the filesystem"), "{error}");
         assert!(checked_workspace(&root.join("missing"), None).is_err());
+        // Nor any folder holding the home folder, a shared folder, or the data folder.
+        for folder in [root.clone(), PathBuf::from("/tmp"), PathBuf::from("/home")] {
+            if folder.exists() {
+                let error = checked_workspace(&folder, Some(&home)).unwrap_err();
+                assert!(error.message.contains("cannot be the workspace"), "{error}");
+            }
+        }
+        for folder in [data.clone(), data.join("papers"), home.join(".local")] {
+            let error = checked_workspace(&folder, Some(&home)).unwrap_err();
+            assert!(error.message.contains("data folder"), "{folder:?}: {error}");
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 

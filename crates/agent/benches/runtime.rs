@@ -151,6 +151,7 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         workspace: None,
         scrubber: Default::default(),
         shell_network: false,
+        shell_read: Vec::new(),
         mcp: Default::default(),
     })
 }

@@ -130,22 +130,42 @@ impl CommandPattern {
         Ok(Self::Prefix(words))
     }
 
-    /// Whether it covers this part, judged by the part's words (complex or not).
+    /// Whether it reaches this part (for Deny and Ask rules), judged by what the part
+    /// runs: the program by name whatever its path, and what its wrappers run.
     fn touches(&self, line: &CommandLine, part: &Part) -> bool {
         match self {
             Self::Any => true,
             Self::Exact(exact) => *exact == line.raw,
-            Self::Prefix(prefix) => part.words.starts_with(prefix),
-            Self::Glob(glob) => glob.is_match(part.words.join(" ")) || glob.is_match(&part.text),
+            Self::Prefix(prefix) => {
+                let mut named = prefix.clone();
+                named[0] = crate::security::commands::program_name(&prefix[0]);
+                part.words.starts_with(prefix)
+                    || part.runs.iter().any(|run| run.starts_with(&named))
+            }
+            Self::Glob(glob) => {
+                glob.is_match(part.words.join(" "))
+                    || glob.is_match(&part.text)
+                    || part.runs.iter().any(|run| glob.is_match(run.join(" ")))
+            }
         }
     }
 
-    /// Whether it allows this part: only plain parts, by words.
+    /// Whether it allows this part: only plain parts a prefix can stand for, by their
+    /// words as written.
     fn allows(&self, line: &CommandLine, part: &Part) -> bool {
         match self {
             Self::Any => true,
             Self::Exact(exact) => *exact == line.raw,
-            _ => part.complex.is_none() && self.touches(line, part),
+            Self::Prefix(prefix) => {
+                part.complex.is_none()
+                    && part.prefix_problem.is_none()
+                    && part.words.starts_with(prefix)
+            }
+            Self::Glob(glob) => {
+                part.complex.is_none()
+                    && part.prefix_problem.is_none()
+                    && (glob.is_match(part.words.join(" ")) || glob.is_match(&part.text))
+            }
         }
     }
 }

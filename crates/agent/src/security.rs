@@ -8,6 +8,7 @@
 //! ([`files::secret_by_name`], hard links to them, private keys by content) and
 //! Asterism's own data (database, settings, keys) are refused too.
 
+pub mod commands;
 pub mod confine;
 pub mod files;
 pub mod scrub;
@@ -52,9 +53,18 @@ pub enum PathError {
     NoParent(String),
 }
 
-/// Whether a folder may be the workspace: not the root of the filesystem, not the home
-/// folder itself (everything would be inside), and an existing folder.
-pub fn workspace_problem(folder: &Path, home: Option<&Path>) -> Option<String> {
+/// Folders that hold other people's or the system's files: never a workspace.
+const SHARED_FOLDERS: [&str; 6] = ["/home", "/Users", "/root", "/tmp", "/var/tmp", "/mnt"];
+
+/// Whether a folder may be the workspace: an existing folder that is not the root of the
+/// filesystem, a shared folder (`/home`, `/Users`, `/root`, `/tmp` itself), the home
+/// folder or any folder holding it, the data folder, a folder inside it or holding it.
+/// Everything inside the workspace is open to the agent's file tools and its shell.
+pub fn workspace_problem(
+    folder: &Path,
+    home: Option<&Path>,
+    data_dir: Option<&Path>,
+) -> Option<String> {
     let Ok(canonical) = folder.canonicalize() else {
         return Some(format!("{} does not exist", folder.display()));
     };
@@ -64,14 +74,36 @@ pub fn workspace_problem(folder: &Path, home: Option<&Path>) -> Option<String> {
     if canonical.parent().is_none() {
         return Some("the root of the filesystem cannot be the workspace".into());
     }
-    if home
-        .and_then(|home| home.canonicalize().ok())
-        .is_some_and(|home| home == canonical)
+    if SHARED_FOLDERS
+        .iter()
+        .any(|shared| canonical == Path::new(shared))
     {
-        return Some(
+        return Some(format!(
+            "{} holds other people's or the system's files and cannot be the workspace (choose a project folder)",
+            canonical.display()
+        ));
+    }
+    if let Some(home) = home.and_then(|home| home.canonicalize().ok())
+        && home.starts_with(&canonical)
+    {
+        return Some(if home == canonical {
             "the home folder itself cannot be the workspace (choose a project folder inside it)"
-                .into(),
-        );
+                .into()
+        } else {
+            format!(
+                "{} holds the home folder and cannot be the workspace (choose a project folder)",
+                canonical.display()
+            )
+        });
+    }
+    if let Some(data) = data_dir.and_then(|data| data.canonicalize().ok())
+        && (data.starts_with(&canonical) || canonical.starts_with(&data))
+    {
+        return Some(format!(
+            "{} holds or is inside Asterism's data folder ({}: its database, settings and keys) and cannot be the workspace",
+            canonical.display(),
+            data.display()
+        ));
     }
     None
 }
@@ -215,6 +247,16 @@ impl Sandbox {
             ));
         }
         Ok(())
+    }
+
+    /// Checks where an opened file really is (its path as the kernel reports it): inside
+    /// a root and not a file that must not be touched. Catches a folder on the way
+    /// swapped for a link between [`Sandbox::resolve`] and the open.
+    pub fn confirm_opened(&self, shown: &str, real: &Path) -> Result<(), PathError> {
+        if !self.inside(real) {
+            return Err(PathError::Outside(shown.to_string(), self.describe_roots()));
+        }
+        self.check_untouchable(shown, real)
     }
 
     /// Whether a file found while walking a folder (glob, grep) may be shown.
@@ -376,6 +418,43 @@ mod tests {
             f.sandbox.resolve_for_write("draft.tex").unwrap(),
             project.join("draft.tex")
         );
+    }
+
+    #[test]
+    fn a_workspace_never_holds_the_home_folder_the_data_folder_or_shared_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home/me");
+        let data = home.join(".local/share/asterism");
+        let project = home.join("thesis");
+        for folder in [&data, &project] {
+            std::fs::create_dir_all(folder).unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&home, dir.path().join("link-to-home")).unwrap();
+        let problem = |folder: &Path| workspace_problem(folder, Some(&home), Some(&data));
+        assert_eq!(problem(&project), None);
+        let refused = [
+            PathBuf::from("/"),
+            PathBuf::from("/tmp"),
+            PathBuf::from("/home"),
+            PathBuf::from("/root"),
+            dir.path().to_path_buf(),
+            dir.path().join("home"),
+            home.clone(),
+            dir.path().join("link-to-home"),
+            project.join(".."),
+            home.join(".local"),
+            data.clone(),
+            dir.path().join("missing"),
+        ];
+        for folder in refused.iter().filter(|folder| {
+            // Shared folders a machine may not have are refused as missing.
+            folder.exists() || folder.ends_with("missing")
+        }) {
+            assert!(problem(folder).is_some(), "{folder:?} was accepted");
+        }
+        std::fs::create_dir_all(data.join("papers")).unwrap();
+        assert!(problem(&data.join("papers")).is_some());
     }
 
     #[test]

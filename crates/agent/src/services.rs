@@ -37,6 +37,9 @@ pub struct Services {
     pub scrubber: crate::security::Scrubber,
     /// Whether `run_bash` may open network connections (`SHELL_NETWORK`).
     pub shell_network: bool,
+    /// Folders outside the workspace `run_bash` may read (`SHELL_READ`); the rest of the
+    /// home folder and the data folder are unreadable to it.
+    pub shell_read: Vec<PathBuf>,
     /// The MCP servers of `{data_dir}/mcp.json`, whose tools join each run.
     pub mcp: crate::mcp::McpHub,
 }

@@ -74,6 +74,9 @@ pub struct Settings {
     pub workspace_problem: Option<String>,
     /// Whether `run_bash` may open network connections.
     pub shell_network: bool,
+    /// Folders outside the workspace `run_bash` may read (`SHELL_READ`, `:`-separated;
+    /// those that are the home folder, hold it or the data folder are left out).
+    pub shell_read: Vec<PathBuf>,
     /// Where each value came from, by variable name (`environment`, a file, `default`).
     pub sources: HashMap<&'static str, String>,
 }
@@ -117,14 +120,36 @@ pub fn mask(secret: &str) -> String {
 }
 
 /// A workspace folder as given, checked: canonical when it may be used, else the reason.
-fn checked_workspace(folder: Option<impl Into<PathBuf>>) -> (Option<PathBuf>, Option<String>) {
+fn checked_workspace(
+    folder: Option<impl Into<PathBuf>>,
+    data_dir: &Path,
+) -> (Option<PathBuf>, Option<String>) {
     let Some(folder) = folder.map(Into::into) else {
         return (None, None);
     };
-    match crate::security::workspace_problem(&folder, dirs::home_dir().as_deref()) {
+    match crate::security::workspace_problem(&folder, dirs::home_dir().as_deref(), Some(data_dir)) {
         Some(problem) => (None, Some(problem)),
         None => (folder.canonicalize().ok(), None),
     }
+}
+
+/// The folders of `SHELL_READ` (`~/` expanded) that may be opened to the shell: those
+/// the workspace rule refuses (the home folder or a folder holding it, the data folder,
+/// `/`, `/tmp` …) are left out, as are missing ones.
+fn shell_read_folders(text: &str, data_dir: &Path) -> Vec<PathBuf> {
+    let home = dirs::home_dir();
+    text.split(':')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| match (entry.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => PathBuf::from(entry),
+        })
+        .filter(|folder| {
+            crate::security::workspace_problem(folder, home.as_deref(), Some(data_dir)).is_none()
+        })
+        .filter_map(|folder| folder.canonicalize().ok())
+        .collect()
 }
 
 /// The platform's data directory for Asterism (`~/.local/share/asterism` on Linux).
@@ -218,8 +243,9 @@ impl Settings {
         let enable_thinking = flag("ENABLE_THINKING")?;
         let memory_extraction = flag("MEMORY_EXTRACTION")?;
         let shell_network = flag("SHELL_NETWORK")?;
+        let shell_read = shell_read_folders(&value("SHELL_READ"), &data_dir);
         let (workspace, workspace_problem) =
-            checked_workspace(optional(value("ASTERISM_WORKSPACE")));
+            checked_workspace(optional(value("ASTERISM_WORKSPACE")), &data_dir);
         let embeddings_text = value("EMBEDDINGS").to_lowercase();
         let embeddings = match embeddings_text.as_str() {
             "" | "auto" => EmbeddingMode::Auto,
@@ -311,6 +337,7 @@ impl Settings {
             workspace,
             workspace_problem,
             shell_network,
+            shell_read,
             sources: HashMap::new(),
         };
         settings.sources = sources;
@@ -340,10 +367,11 @@ impl Settings {
     }
 
     /// Uses `folder` as the workspace (the CLI's `--workspace`, or its working
-    /// directory), unless it is `/`, the home folder itself or missing: then there is no
+    /// directory), unless [`crate::security::workspace_problem`] refuses it (`/`, `/home`,
+    /// `/tmp`, the home folder or a folder holding it, the data folder): then there is no
     /// workspace and `workspace_problem` says why.
     pub fn set_workspace(&mut self, folder: Option<PathBuf>) {
-        (self.workspace, self.workspace_problem) = checked_workspace(folder);
+        (self.workspace, self.workspace_problem) = checked_workspace(folder, &self.data_dir);
     }
 
     /// Every configured secret value: what is scrubbed from everything a run emits.
@@ -359,12 +387,22 @@ impl Settings {
         .collect()
     }
 
-    /// The scrubber of these settings: configured secrets and the values of the
-    /// process's secret-looking environment variables.
+    /// The scrubber of these settings: configured secrets, every value an MCP server is
+    /// given in its `env` (tokens, mostly), and the values of the process's
+    /// secret-looking environment variables.
     pub fn scrubber(&self) -> crate::security::Scrubber {
         let environment: Vec<(String, String)> = std::env::vars().collect();
+        let mcp = crate::mcp::McpConfig::read(&self.data_dir)
+            .map(|config| {
+                config
+                    .servers
+                    .into_values()
+                    .flat_map(|server| server.env.into_values())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
         crate::security::Scrubber::with_environment(
-            self.secret_values(),
+            self.secret_values().into_iter().chain(mcp),
             environment.iter().map(|(name, value)| (name, value)),
         )
     }
@@ -435,6 +473,9 @@ impl Settings {
                     (None, None) => "(not set)".into(),
                 },
                 "SHELL_NETWORK" => self.shell_network.to_string(),
+                "SHELL_READ" => std::env::join_paths(&self.shell_read)
+                    .map(|joined| joined.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
                 "TARGET_CACHE_DAYS" => {
                     format!("{}", self.target_cache_max_age.as_secs_f64() / 86_400.0)
                 }

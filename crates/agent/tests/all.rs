@@ -19,4 +19,5 @@ mod suite {
     mod replay;
     mod resilience;
     mod security;
+    mod shell_trust;
 }

@@ -329,3 +329,120 @@ fn writes_that_run_code_later_are_asked_in_every_mode_whatever_was_granted() {
         Decision::Deny { .. }
     ));
 }
+
+#[test]
+fn deny_rules_see_through_paths_and_wrappers_even_in_bypass_mode() {
+    let checker = PermissionChecker::new(
+        PermissionMode::Bypass,
+        vec![
+            rule(RuleDecision::Deny, "command(rm)"),
+            rule(RuleDecision::Deny, "command(git push)"),
+        ],
+    );
+    for text in [
+        "/bin/rm -rf data",
+        "command rm x",
+        "env rm x",
+        "env -u HOME A=1 rm x",
+        "exec rm x",
+        "nice -n 10 rm x",
+        "nohup rm x",
+        "timeout 5 rm x",
+        "stdbuf -oL rm x",
+        "ls | xargs rm",
+        "ls | xargs -0 -n 1 /usr/bin/rm -f",
+        "sudo rm x",
+        "doas rm x",
+        "busybox rm x",
+        "find . -delete",
+        "find . -name '*.fits' -exec rm {} ;",
+        "bash -c 'rm -rf x'",
+        "sh -c \"echo; rm x\"",
+        "(rm x)",
+        "echo $(rm x)",
+        "if true; then rm x; fi",
+        "/usr/bin/git push origin main",
+        "env git push",
+    ] {
+        assert!(
+            matches!(
+                checker.check(&CommandTool, &command(text), None),
+                Decision::Deny { .. }
+            ),
+            "{text:?} passed `Deny rm`"
+        );
+    }
+    for text in [
+        "ls -la",
+        "git rm --cached x",
+        "find . -name '*.fits'",
+        "git push-not",
+    ] {
+        assert_eq!(
+            checker.check(&CommandTool, &command(text), None),
+            Decision::Allow,
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn a_prefix_grant_does_not_cover_options_that_run_write_or_read_elsewhere() {
+    let checker = PermissionChecker::new(
+        PermissionMode::Default,
+        vec![
+            rule(RuleDecision::Allow, "command(git)"),
+            rule(RuleDecision::Allow, "command(git log)"),
+            rule(RuleDecision::Allow, "command(find)"),
+            rule(RuleDecision::Allow, "command(rg)"),
+            rule(RuleDecision::Allow, "command(tar)"),
+            rule(RuleDecision::Allow, "command(sed)"),
+            rule(RuleDecision::Allow, "command(latexmk)"),
+            rule(RuleDecision::Allow, "command(python3)"),
+            rule(RuleDecision::Allow, "command(cargo)"),
+            rule(RuleDecision::Allow, "command(npm)"),
+            rule(RuleDecision::Allow, "command(./build.sh)"),
+        ],
+    );
+    let allowed = |text: &str| checker.check(&CommandTool, &command(text), None) == Decision::Allow;
+    for hostile in [
+        "git -c alias.x='!sh -c id' x",
+        "git --config-env=core.pager=X log",
+        "git fetch --upload-pack='touch /tmp/pwned' origin",
+        "git grep -O'touch x' TRGB",
+        "git log --output=.git/config --format=x",
+        "git config core.fsmonitor 'touch x'",
+        "git -C /home/me/.ssh log",
+        "find . -exec sh -c id ;",
+        "find . -delete",
+        "find . -fprint .git/config",
+        "rg --pre ./decode.sh key",
+        "tar --to-command='sh -c id' -xf a.tar",
+        "tar -xI'sh -c id' -f a.tar",
+        "sed 's/x/id/e' notes.md",
+        "sed -n '1w .git/config' notes.md",
+        "latexmk -e '$pdflatex=q/sh -c id/' paper.tex",
+        "latexmk -pdflatex='sh -c id' paper.tex",
+        "python3 -c 'import os'",
+        "python3.12 fit.py",
+        "cargo run",
+        "npm run build",
+        "./build.sh",
+    ] {
+        assert!(!allowed(hostile), "{hostile:?} was allowed by a prefix");
+    }
+    for fine in [
+        "git status",
+        "git log --oneline -20",
+        "git commit -m 'fit H0'",
+        "find . -name '*.tex'",
+        "rg -n TRGB notes",
+        "tar -xzf data.tar.gz",
+        "sed -n 1,20p notes.md",
+        "latexmk -pdf paper.tex",
+        "cargo fmt",
+        "npm ls",
+    ] {
+        assert!(allowed(fine), "{fine:?} must still be allowed");
+    }
+}

@@ -1,10 +1,22 @@
-//! The OS sandbox of `run_bash` on Linux: the shell starts from a thread confined by
-//! Landlock, so it and everything it starts may read the system but write only inside
-//! the workspace and the session's temporary folder (plus `/dev/null` and terminals), and, unless
-//! the user turned the shell's network on, make no TCP connection. The confinement is
-//! the thread's, inherited by the child; the thread ends after the spawn, so nothing
-//! else of the process is confined. Where the kernel has no Landlock the shell runs
-//! unconfined and `doctor` and the permission card say so.
+//! The OS sandbox of `run_bash` on Linux. The shell starts from a thread confined by
+//! Landlock, so it and everything it starts may
+//! - **read** only the system's folders (`/usr`, `/bin`, `/lib*`, `/opt`, `/etc` but its
+//!   secret files, `/proc`, `/sys`, `/dev`), the workspace, its own temporary folder and
+//!   the folders the user added (`SHELL_READ`): the home folder outside the workspace
+//!   and Asterism's data folder are not there to read, whatever a command does with
+//!   them (`base64 ~/.ssh/id_rsa` fails; it is not scrubbed afterwards);
+//! - **write** only inside the workspace and its temporary folder (plus `/dev/null` and
+//!   terminals);
+//! - unless the user turned the shell's network on, open **no socket** at all (a seccomp
+//!   filter: no TCP, no UDP, and no Unix socket, so no way to ask `systemd-run` or
+//!   D-Bus for an unconfined process) and make no TCP connection (Landlock, ABI 4).
+//!
+//! The shell is the leader of a session of its own and cannot start another one
+//! (`setsid` is refused), so when it ends, times out or is cancelled every process it
+//! started is killed with it ([`kill_session`]). The confinement is the spawning
+//! thread's, inherited by the child; the thread ends after the spawn, so nothing else of
+//! the process is confined. Where the kernel has no Landlock the shell runs unconfined
+//! and `doctor`, the permission card and each result say so.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -12,18 +24,21 @@ use std::sync::OnceLock;
 /// What a confined shell may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellLimits {
-    /// Folders (and their contents) the shell may change.
+    /// Folders (and their contents) the shell may read and change.
     pub writable: Vec<PathBuf>,
-    /// Whether TCP connections are allowed.
+    /// Folders outside the system's the shell may read (`SHELL_READ`).
+    pub readable: Vec<PathBuf>,
+    /// Whether sockets (and TCP connections) are allowed.
     pub network: bool,
 }
 
 /// How much of the sandbox this kernel enforces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confinement {
-    /// Writes and network both restricted.
+    /// Reads, writes and network all restricted.
     Full,
-    /// Writes restricted; the kernel cannot restrict the network (Landlock before ABI 4).
+    /// Reads and writes restricted; the kernel cannot restrict TCP (Landlock before ABI
+    /// 4); sockets are still refused by seccomp.
     WritesOnly,
     /// The kernel has no Landlock (too old, or not enabled): the shell runs unconfined.
     NoLandlock,
@@ -36,17 +51,17 @@ impl Confinement {
     pub fn describe(&self) -> String {
         match self {
             Confinement::Full => {
-                "sandboxed (Landlock): writes only in the workspace and its own temporary folder; no network unless allowed".into()
+                "sandboxed (Landlock, seccomp): reads only system folders, the workspace and its temporary folder; writes only in the workspace and that folder; no network unless allowed".into()
             }
             Confinement::WritesOnly => {
-                "sandboxed (Landlock): writes only in the workspace and its own temporary folder; this kernel cannot block the network".into()
+                "sandboxed (Landlock, seccomp): reads only system folders, the workspace and its temporary folder; writes only in the workspace and that folder; sockets refused (this kernel cannot filter TCP itself)".into()
             }
             Confinement::NoLandlock => {
-                "NOT sandboxed: this kernel has no Landlock; run_bash can write anywhere you can"
+                "NOT sandboxed: this kernel has no Landlock; run_bash can read and write anywhere you can"
                     .into()
             }
             Confinement::Unavailable(why) => {
-                format!("NOT sandboxed: {why}; run_bash can write anywhere you can")
+                format!("NOT sandboxed: {why}; run_bash can read and write anywhere you can")
             }
         }
     }
@@ -62,6 +77,7 @@ pub fn confinement() -> &'static Confinement {
     PROBED.get_or_init(|| {
         let limits = ShellLimits {
             writable: vec![std::env::temp_dir()],
+            readable: Vec::new(),
             network: false,
         };
         std::thread::spawn(move || imp::confine(&limits))
@@ -70,13 +86,14 @@ pub fn confinement() -> &'static Confinement {
     })
 }
 
-/// Starts `command` confined by `limits`. Returns the child and what was enforced; an
-/// error when the sandbox should apply but could not be set up (the command does not
-/// run then).
+/// Starts `command` confined by `limits`, as the leader of a session of its own. Returns
+/// the child and what was enforced; an error when the sandbox should apply but could not
+/// be set up (the command does not run then).
 pub async fn spawn_confined(
     mut command: tokio::process::Command,
     limits: ShellLimits,
 ) -> std::io::Result<(tokio::process::Child, Confinement)> {
+    imp::isolate(&mut command, limits.network)?;
     let handle = tokio::runtime::Handle::current();
     let (sender, receiver) = tokio::sync::oneshot::channel();
     // A thread of its own: a pooled thread would stay confined for everything after.
@@ -97,12 +114,23 @@ pub async fn spawn_confined(
         .unwrap_or_else(|_| Err(std::io::Error::other("the shell sandbox thread stopped")))
 }
 
+/// Kills every process of the session `leader` started (the shell of
+/// [`spawn_confined`] and whatever it left running in the background). Returns how many
+/// were signalled.
+pub fn kill_session(leader: u32) -> usize {
+    imp::kill_session(leader)
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
     use landlock::{
         ABI, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, path_beneath_rules,
     };
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter};
 
     use super::{Confinement, ShellLimits};
 
@@ -117,6 +145,67 @@ mod imp {
         "/dev/shm",
     ];
 
+    /// The system's folders, readable (those that exist). `/etc` is added entry by
+    /// entry, without [`ETC_SECRETS`].
+    const SYSTEM: [&str; 15] = [
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/opt",
+        "/proc",
+        "/sys",
+        "/dev",
+        "/nix/store",
+        "/var/lib/texmf",
+        "/var/cache/fontconfig",
+        "/run/systemd/resolve",
+    ];
+
+    /// What in `/etc` holds passwords, keys or network secrets.
+    const ETC_SECRETS: [&str; 14] = [
+        "shadow",
+        "shadow-",
+        "gshadow",
+        "gshadow-",
+        "sudoers",
+        "sudoers.d",
+        "ssh",
+        "ssl",
+        "krb5.keytab",
+        "NetworkManager",
+        "wpa_supplicant",
+        "wireguard",
+        "openvpn",
+        "ppp",
+    ];
+
+    fn readable_system() -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = SYSTEM
+            .iter()
+            .map(PathBuf::from)
+            .filter(|path| path.exists())
+            .collect();
+        if let Ok(entries) = std::fs::read_dir("/etc") {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if !ETC_SECRETS.iter().any(|secret| name == *secret) {
+                    paths.push(entry.path());
+                }
+            }
+        }
+        // The public certificates only (curl and git need them when network is on).
+        for certs in ["/etc/ssl/certs", "/usr/share/ca-certificates"] {
+            if Path::new(certs).exists() {
+                paths.push(PathBuf::from(certs));
+            }
+        }
+        paths
+    }
+
     /// Confines the calling thread (and what it starts from now on).
     pub fn confine(limits: &ShellLimits) -> Confinement {
         let abi = ABI::V5;
@@ -125,9 +214,18 @@ mod imp {
             if !limits.network {
                 ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
             }
+            let readable: Vec<&PathBuf> = limits
+                .readable
+                .iter()
+                .filter(|path| path.exists())
+                .collect();
             ruleset
                 .create()?
-                .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+                .add_rules(path_beneath_rules(
+                    readable_system(),
+                    AccessFs::from_read(abi),
+                ))?
+                .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))?
                 .add_rules(path_beneath_rules(
                     &limits.writable,
                     AccessFs::from_all(abi),
@@ -148,6 +246,81 @@ mod imp {
             Err(error) => Confinement::Unavailable(error.to_string()),
         }
     }
+
+    /// The seccomp filter of a shell: `setsid` refused (it stays in its session), and
+    /// without network every new socket and io_uring (which could open one unseen).
+    fn filter(network: bool) -> std::io::Result<BpfProgram> {
+        let mut refused: Vec<i64> = vec![libc::SYS_setsid];
+        if !network {
+            refused.extend([libc::SYS_socket, libc::SYS_io_uring_setup]);
+        }
+        let rules = refused
+            .into_iter()
+            .map(|syscall| (syscall, Vec::new()))
+            .collect::<BTreeMap<_, _>>();
+        let arch = std::env::consts::ARCH
+            .try_into()
+            .map_err(|error| std::io::Error::other(format!("seccomp: {error:?}")))?;
+        SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::EPERM as u32),
+            arch,
+        )
+        .and_then(BpfProgram::try_from)
+        .map_err(|error| std::io::Error::other(format!("seccomp: {error}")))
+    }
+
+    /// Makes the command the leader of a new session, then installs [`filter`] in it,
+    /// between fork and exec.
+    pub fn isolate(command: &mut tokio::process::Command, network: bool) -> std::io::Result<()> {
+        let program = filter(network)?;
+        #[allow(unsafe_code)]
+        // SAFETY: the closure runs in the forked child before exec and calls only
+        // `setsid` and the seccomp `prctl`s, which are async-signal-safe; it allocates
+        // nothing (the program was built before the fork).
+        unsafe {
+            command.pre_exec(move || {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                seccompiler::apply_filter(&program)
+                    .map_err(|error| std::io::Error::other(error.to_string()))
+            });
+        }
+        Ok(())
+    }
+
+    pub fn kill_session(leader: u32) -> usize {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return 0;
+        };
+        let mut killed = 0;
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // After the command's name (in parentheses): state, ppid, pgrp, session.
+            let session = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(3))
+                .and_then(|field| field.parse::<u32>().ok());
+            if session == Some(leader) {
+                #[allow(unsafe_code)]
+                // SAFETY: `kill` takes plain integers and has no memory effects.
+                let sent = unsafe { libc::kill(pid, libc::SIGKILL) } == 0;
+                killed += usize::from(sent);
+            }
+        }
+        killed
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -156,5 +329,13 @@ mod imp {
 
     pub fn confine(_limits: &ShellLimits) -> Confinement {
         Confinement::NoLandlock
+    }
+
+    pub fn isolate(_command: &mut tokio::process::Command, _network: bool) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    pub fn kill_session(_leader: u32) -> usize {
+        0
     }
 }

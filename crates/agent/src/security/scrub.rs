@@ -172,28 +172,140 @@ fn find_key_begin(text: &str) -> Option<usize> {
     None
 }
 
-/// A sink that scrubs every event before passing it on.
+/// A sink that scrubs every event before passing it on, the streamed text too: the end
+/// of a `TextDelta` or `Thinking` fragment that could be the start of a secret (or of a
+/// private-key block) is held back and joined to the next fragment, so a key split
+/// across two chunks is still masked. What is held is sent, scrubbed, before any other
+/// event (a tool call, the end of the run), so nothing is lost or reordered.
 pub struct ScrubbingSink {
     inner: Arc<dyn EventSink>,
     scrubber: Scrubber,
+    held: std::sync::Mutex<Option<Held>>,
+}
+
+/// Streamed text not yet sent.
+struct Held {
+    thinking: bool,
+    step: i32,
+    agent_name: String,
+    text: String,
+}
+
+impl Held {
+    fn event(&self, delta: String) -> AgentEvent {
+        let (step, agent_name) = (self.step, self.agent_name.clone());
+        if self.thinking {
+            AgentEvent::Thinking {
+                delta,
+                step,
+                agent_name,
+            }
+        } else {
+            AgentEvent::TextDelta {
+                delta,
+                step,
+                agent_name,
+            }
+        }
+    }
 }
 
 impl ScrubbingSink {
-    /// Wraps `inner`; with no secrets to scrub it is returned as it is.
+    /// Wraps `inner`. Even with no secret configured, private-key blocks are cut.
     pub fn wrap(inner: Arc<dyn EventSink>, scrubber: &Scrubber) -> Arc<dyn EventSink> {
-        if scrubber.is_empty() {
-            return inner;
-        }
         Arc::new(Self {
             inner,
             scrubber: scrubber.clone(),
+            held: std::sync::Mutex::new(None),
         })
+    }
+
+    fn flush(&self, held: &mut Option<Held>) {
+        if let Some(held) = held.take()
+            && !held.text.is_empty()
+        {
+            let text = self.scrubber.text(&held.text);
+            self.inner.emit(held.event(text));
+        }
+    }
+}
+
+impl Scrubber {
+    /// How many bytes at the end of `text` must wait for more: the longest end that
+    /// begins a secret value, or everything from an unfinished private-key block (or
+    /// from what may become its first line).
+    fn unsafe_tail(&self, text: &str) -> usize {
+        const BEGIN: &str = "-----BEGIN";
+        let mut hold = 0;
+        for value in self.values.iter().map(String::as_str).chain([BEGIN]) {
+            for (index, _) in value.char_indices().skip(1) {
+                if index > hold && text.ends_with(&value[..index]) {
+                    hold = index;
+                }
+            }
+        }
+        if let Some(start) = text.rfind(BEGIN) {
+            let block = &text[start..];
+            let first_line_done = block.contains('\n');
+            let is_key = block
+                .lines()
+                .next()
+                .is_some_and(|line| line.contains("PRIVATE KEY-----"));
+            let ended = block
+                .find("-----END")
+                .is_some_and(|end| block[end..].contains("KEY-----"));
+            if !first_line_done || (is_key && !ended) {
+                hold = hold.max(text.len() - start);
+            }
+        }
+        hold
     }
 }
 
 impl EventSink for ScrubbingSink {
     fn emit(&self, event: AgentEvent) {
-        self.inner.emit(self.scrubber.event(event));
+        let Ok(mut held) = self.held.lock() else {
+            return self.inner.emit(self.scrubber.event(event));
+        };
+        let (thinking, delta, step, agent_name) = match event {
+            AgentEvent::Thinking {
+                delta,
+                step,
+                agent_name,
+            } => (true, delta, step, agent_name),
+            AgentEvent::TextDelta {
+                delta,
+                step,
+                agent_name,
+            } => (false, delta, step, agent_name),
+            other => {
+                self.flush(&mut held);
+                return self.inner.emit(self.scrubber.event(other));
+            }
+        };
+        if held
+            .as_ref()
+            .is_some_and(|h| h.thinking != thinking || h.step != step || h.agent_name != agent_name)
+        {
+            self.flush(&mut held);
+        }
+        let pending = held.get_or_insert_with(|| Held {
+            thinking,
+            step,
+            agent_name,
+            text: String::new(),
+        });
+        pending.text.push_str(&delta);
+        let keep = self.scrubber.unsafe_tail(&pending.text);
+        let ready = pending.text.len() - keep;
+        if ready > 0 {
+            let tail = pending.text.split_off(ready);
+            let text = self
+                .scrubber
+                .text(&std::mem::replace(&mut pending.text, tail));
+            let event = pending.event(text);
+            self.inner.emit(event);
+        }
     }
 }
 
@@ -240,6 +352,66 @@ mod tests {
             panic!("kind changed");
         };
         assert_eq!(message, "401: invalid token ***");
+    }
+
+    #[test]
+    fn a_secret_split_across_streamed_fragments_is_still_masked() {
+        let key = "sk-live-0123456789abcdef";
+        let scrubber = Scrubber::new([key.to_string()]);
+        let collected = crate::CollectingSink::new();
+        let sink = ScrubbingSink::wrap(Arc::new(collected.clone()), &scrubber);
+        let delta = |text: &str| AgentEvent::TextDelta {
+            delta: text.into(),
+            step: 1,
+            agent_name: "main".into(),
+        };
+        // The key in 1- to 5-character pieces, then a private key in pieces, then the end.
+        let mut text = format!("The key is {key}, and ");
+        text.push_str("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz\n-----END OPENSSH PRIVATE KEY-----\ndone.");
+        let chars: Vec<char> = text.chars().collect();
+        let mut index = 0;
+        let mut size = 1;
+        while index < chars.len() {
+            let end = (index + size).min(chars.len());
+            sink.emit(delta(&chars[index..end].iter().collect::<String>()));
+            index = end;
+            size = size % 5 + 1;
+        }
+        sink.emit(AgentEvent::Error {
+            kind: "end".into(),
+            message: "end".into(),
+            step: 1,
+        });
+        let events = collected.events();
+        let streamed: String = events
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::TextDelta { delta, .. } => Some(delta.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(streamed, "The key is ***, and [private key removed]\ndone.");
+        assert!(matches!(events.last(), Some(AgentEvent::Error { .. })));
+        for event in &events {
+            let wire = serde_json::to_string(event).unwrap();
+            assert!(
+                !wire.contains("sk-live") && !wire.contains("b3Bl"),
+                "{wire}"
+            );
+        }
+    }
+
+    #[test]
+    fn private_keys_are_cut_with_no_secret_configured() {
+        let collected = crate::CollectingSink::new();
+        let sink = ScrubbingSink::wrap(Arc::new(collected.clone()), &Scrubber::default());
+        sink.emit(AgentEvent::Error {
+            kind: "x".into(),
+            message: "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----".into(),
+            step: 1,
+        });
+        let wire = serde_json::to_string(&collected.events()).unwrap();
+        assert!(!wire.contains("MIIE"), "{wire}");
     }
 
     #[test]

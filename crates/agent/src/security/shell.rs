@@ -15,7 +15,14 @@ pub struct Part {
     pub words: Vec<String>,
     /// Why a prefix rule cannot describe it (`None`: plain words only).
     pub complex: Option<&'static str>,
+    /// The commands it runs, the program by its name first, seen through wrappers
+    /// ([`commands::commands_run`]): what Deny and Ask rules are matched against.
+    pub runs: Vec<Vec<String>>,
+    /// Why a prefix cannot stand for it even when plain ([`commands::prefix_problem`]).
+    pub prefix_problem: Option<String>,
 }
+
+use super::commands;
 
 /// A whole command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,98 +44,6 @@ impl CommandLine {
     }
 }
 
-/// Programs that run other programs or code given as arguments: a prefix of their name
-/// alone would allow anything, so only the exact command is offered for them.
-const RUNS_OTHERS: &[&str] = &[
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "ksh",
-    "fish",
-    "csh",
-    "tcsh",
-    "env",
-    "sudo",
-    "doas",
-    "su",
-    "eval",
-    "exec",
-    "source",
-    ".",
-    "xargs",
-    "nohup",
-    "timeout",
-    "nice",
-    "ionice",
-    "time",
-    "command",
-    "builtin",
-    "chroot",
-    "setsid",
-    "stdbuf",
-    "watch",
-    "parallel",
-    "python",
-    "python2",
-    "python3",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "php",
-    "lua",
-    "R",
-    "Rscript",
-    "julia",
-    "tclsh",
-    "awk",
-    "gawk",
-    "mawk",
-    "sed",
-    "find",
-    "npx",
-    "uvx",
-    "pipx",
-    "ssh",
-    "scp",
-    "rsync",
-    "curl",
-    "wget",
-    "git-shell",
-    "make",
-];
-
-/// Programs whose second word names what they do (`git status`, `cargo test`).
-const HAS_SUBCOMMANDS: &[&str] = &[
-    "git",
-    "cargo",
-    "npm",
-    "pnpm",
-    "yarn",
-    "pip",
-    "pip3",
-    "conda",
-    "mamba",
-    "micromamba",
-    "docker",
-    "podman",
-    "kubectl",
-    "go",
-    "uv",
-    "poetry",
-    "gh",
-    "hg",
-    "svn",
-    "rustup",
-    "brew",
-    "apt",
-    "module",
-    "asterism",
-];
-
 /// Shell words that open syntax a prefix cannot describe.
 const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
@@ -146,31 +61,30 @@ pub fn analyse(command: &str) -> CommandLine {
 }
 
 /// The words a prefix grant would name for this command line: the program and, for
-/// programs with subcommands, the subcommand. `None` when no prefix is safe to offer
-/// (several parts, anything complex, a program that runs others).
+/// programs with subcommands, the subcommand (never the bare program). `None` when no
+/// prefix is safe to offer (several parts, anything complex, a program that runs
+/// others, an option that runs or writes: [`commands::prefix_problem`]).
 pub fn suggested_prefix(line: &CommandLine) -> Option<Vec<String>> {
     let [part] = line.parts.as_slice() else {
         return None;
     };
-    if part.complex.is_some() {
+    if part.complex.is_some() || part.prefix_problem.is_some() {
         return None;
     }
     let program = part.words.first()?;
-    let base = program.rsplit('/').next().unwrap_or(program);
-    if RUNS_OTHERS.contains(&base) {
-        return None;
-    }
     let mut prefix = vec![program.clone()];
-    if HAS_SUBCOMMANDS.contains(&base)
-        && let Some(sub) = part.words.get(1)
-        && sub
+    if commands::HAS_SUBCOMMANDS.contains(&commands::program_name(program).as_str()) {
+        let sub = part.words.get(1)?;
+        let plain = sub
             .chars()
             .next()
             .is_some_and(|first| first.is_ascii_lowercase())
-        && sub
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-    {
+            && sub
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !plain {
+            return None;
+        }
         prefix.push(sub.clone());
     }
     Some(prefix)
@@ -217,6 +131,8 @@ impl Scanner {
             }
         }
         self.parts.push(Part {
+            runs: commands::commands_run(&words),
+            prefix_problem: commands::prefix_problem(&words),
             text,
             words,
             complex,
@@ -465,7 +381,10 @@ mod tests {
         let prefix = |command: &str| suggested_prefix(&analyse(command));
         assert_eq!(prefix("git status --short"), Some(w(&["git", "status"])));
         assert_eq!(prefix("ls -la data"), Some(w(&["ls"])));
-        assert_eq!(prefix("cargo --version"), Some(w(&["cargo"])));
+        assert_eq!(prefix("cargo --version"), None, "never the bare program");
+        assert_eq!(prefix("git --version"), None);
+        assert_eq!(prefix("git log --output=.git/config"), None);
+        assert_eq!(prefix("cargo run"), None);
         assert_eq!(prefix("bash -c 'rm -rf x'"), None);
         assert_eq!(prefix("python3 fit.py"), None);
         assert_eq!(prefix("/usr/bin/env rm"), None);

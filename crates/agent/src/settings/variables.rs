@@ -132,6 +132,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
     (
         "SHELL_NETWORK",
         "false",
-        "Let run_bash open network connections (off: its sandbox blocks TCP where Landlock can).",
+        "Let run_bash open network connections (off: its sandbox refuses every socket).",
+    ),
+    (
+        "SHELL_READ",
+        "",
+        "Folders outside the workspace run_bash may read, separated by ':' (e.g. ~/miniconda3); the rest of the home folder and the data folder stay unreadable to it.",
     ),
 ];

@@ -168,6 +168,7 @@ impl Harness {
             workspace: setup.workspace,
             scrubber: asterism_agent::security::Scrubber::new(setup.secrets.clone()),
             shell_network: false,
+            shell_read: Vec::new(),
             mcp: Default::default(),
         });
         let key = setup.model_key.unwrap_or_else(|| "test-key".into());

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::common::{Harness, Setup, tool_results};
 
 /// Each tool result by call id (results arrive in the order calls finish).
-fn results_by_id(
+pub(super) fn results_by_id(
     events: &[AgentEvent],
 ) -> std::collections::HashMap<String, (String, bool, Value)> {
     events
@@ -41,19 +41,19 @@ fn results_by_id(
         .collect()
 }
 
-const LLM_KEY: &str = "sk-live-HOSTILE-0123456789abcdef";
-const ADS_TOKEN: &str = "ads-token-HOSTILE-fedcba9876";
-const PRIVATE_KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n";
+pub(super) const LLM_KEY: &str = "sk-live-HOSTILE-0123456789abcdef";
+pub(super) const ADS_TOKEN: &str = "ads-token-HOSTILE-fedcba9876";
+pub(super) const PRIVATE_KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n";
 
 /// A workspace and a home folder full of things a model must not get.
-struct Scene {
+pub(super) struct Scene {
     _root: tempfile::TempDir,
-    workspace: PathBuf,
-    home: PathBuf,
-    outside: PathBuf,
+    pub workspace: PathBuf,
+    pub home: PathBuf,
+    pub outside: PathBuf,
 }
 
-fn scene() -> Scene {
+pub(super) fn scene() -> Scene {
     let root = tempfile::tempdir().unwrap();
     let workspace = root.path().join("workspace");
     let home = root.path().join("home");
@@ -98,7 +98,7 @@ fn scene() -> Scene {
     }
 }
 
-async fn harness(turns: Vec<Turn>, workspace: Option<&Path>) -> Harness {
+pub(super) async fn harness(turns: Vec<Turn>, workspace: Option<&Path>) -> Harness {
     Harness::start_full(
         turns,
         AgentConfig::default(),
@@ -183,7 +183,7 @@ fn walk(folder: &Path) -> Vec<PathBuf> {
 
 /// No secret in the events, the data directory (database, WAL, tool output) or, unless
 /// the model itself wrote one, the model's requests.
-async fn assert_nothing_leaked(harness: &Harness, events: &[AgentEvent]) {
+pub(super) async fn assert_nothing_leaked(harness: &Harness, events: &[AgentEvent]) {
     let events = serde_json::to_string(events).unwrap();
     let model_wrote_a_secret = harness.mock.requests().iter().any(|request| {
         request.body["messages"]
@@ -215,7 +215,7 @@ async fn assert_nothing_leaked(harness: &Harness, events: &[AgentEvent]) {
     assert!(leaks.is_empty(), "secret values stored in {leaks:?}");
 }
 
-fn plant_data_dir_secrets(harness: &Harness) {
+pub(super) fn plant_data_dir_secrets(harness: &Harness) {
     let data = harness.data_dir();
     std::fs::write(
         data.join("secrets.json"),

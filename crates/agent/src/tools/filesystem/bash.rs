@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::security::confine::{ShellLimits, spawn_confined};
+use crate::security::confine::{ShellLimits, kill_session, spawn_confined};
 use crate::tool::parameters_schema;
 use crate::{AgentTool, InterruptBehavior, ToolContext, ToolOutput};
 
@@ -67,6 +67,78 @@ pub(crate) fn truncate_middle(text: &str, max: usize) -> String {
 }
 
 pub struct RunBashTool;
+
+/// What the shell may read besides the system and the workspace: the user's `SHELL_READ`
+/// folders, and git's own configuration (its name and e-mail for `git commit`; no
+/// credentials live there, `~/.git-credentials` stays unreadable).
+fn readable_folders(extra: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut folders = extra.to_vec();
+    if let Some(home) = dirs::home_dir() {
+        folders.extend(
+            [home.join(".gitconfig"), home.join(".config/git")]
+                .into_iter()
+                .filter(|path| path.exists()),
+        );
+    }
+    folders
+}
+
+/// Waits for the shell (at most `timeout`, or until cancelled), then kills every process
+/// of its session, background ones included, and collects what it wrote. A child that
+/// kept the output open does not hold the answer back more than a moment after that.
+async fn finish(
+    mut child: tokio::process::Child,
+    timeout: Duration,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<std::process::Output, String> {
+    use tokio::io::AsyncReadExt;
+    let leader = child.id();
+    let read = |pipe: Option<Box<dyn tokio::io::AsyncRead + Unpin + Send>>| {
+        tokio::spawn(async move {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes).await;
+            }
+            bytes
+        })
+    };
+    let stdout = read(child.stdout.take().map(|pipe| Box::new(pipe) as Box<_>));
+    let stderr = read(child.stderr.take().map(|pipe| Box::new(pipe) as Box<_>));
+    let status = tokio::select! {
+        status = tokio::time::timeout(timeout, child.wait()) => status,
+        () = cancel.cancelled() => {
+            let _ = child.start_kill();
+            leader.map(kill_session);
+            return Err("cancelled; the command and everything it started were killed".into());
+        }
+    };
+    if status.is_err() {
+        let _ = child.start_kill();
+    }
+    leader.map(kill_session);
+    let status = match status {
+        Ok(Ok(status)) => status,
+        Ok(Err(error)) => return Err(format!("the command failed to run: {error}")),
+        Err(_) => {
+            return Err(format!(
+                "the command did not finish within {} s and was killed, with everything it started",
+                timeout.as_secs()
+            ));
+        }
+    };
+    let collect = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
+        tokio::time::timeout(Duration::from_secs(2), task)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: collect(stdout).await,
+        stderr: collect(stderr).await,
+    })
+}
 
 #[async_trait]
 impl AgentTool for RunBashTool {
@@ -142,27 +214,16 @@ impl AgentTool for RunBashTool {
         command.env("TMPDIR", &temp);
         let limits = ShellLimits {
             writable: vec![workspace, temp],
+            readable: readable_folders(&context.services.shell_read),
             network: context.services.shell_network,
         };
         let (child, confinement) = match spawn_confined(command, limits).await {
             Ok(spawned) => spawned,
             Err(error) => return ToolOutput::error(format!("cannot start bash: {error}")),
         };
-        let output = tokio::select! {
-            output = tokio::time::timeout(timeout, child.wait_with_output()) => output,
-            () = context.cancel.cancelled() => return ToolOutput::error("cancelled; the command was killed"),
-        };
-        let output = match output {
-            Ok(Ok(output)) => output,
-            Ok(Err(error)) => {
-                return ToolOutput::error(format!("the command failed to run: {error}"));
-            }
-            Err(_) => {
-                return ToolOutput::error(format!(
-                    "the command did not finish within {} s and was killed",
-                    timeout.as_secs()
-                ));
-            }
+        let output = match finish(child, timeout, &context.cancel).await {
+            Ok(output) => output,
+            Err(message) => return ToolOutput::error(message),
         };
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);

@@ -62,6 +62,7 @@ impl TypedTool for GrepFilesTool {
             let mut hits = Vec::new();
             let mut more = false;
             let mut withheld = 0usize;
+            let mut too_big = 0usize;
             'files: for entry in ignore::WalkBuilder::new(&base).build().flatten() {
                 if cancel.is_cancelled() {
                     break;
@@ -81,9 +82,15 @@ impl TypedTool for GrepFilesTool {
                     withheld += 1;
                     continue;
                 }
-                let Ok(bytes) = std::fs::read(path) else {
+                let Ok(read) = super::read_confined(&sandbox, "", path, super::MAX_READ_BYTES)
+                else {
                     continue;
                 };
+                if read.cut {
+                    too_big += 1;
+                    continue;
+                }
+                let bytes = read.bytes;
                 if super::looks_binary(&bytes) || bytes.starts_with(b"%PDF") {
                     continue;
                 }
@@ -107,10 +114,10 @@ impl TypedTool for GrepFilesTool {
                     }
                 }
             }
-            (hits, more, withheld)
+            (hits, more, withheld, too_big)
         })
         .await;
-        let Ok((hits, more, withheld)) = found else {
+        let Ok((hits, more, withheld, too_big)) = found else {
             return ToolOutput::error("the search stopped unexpectedly");
         };
         let mut text = if hits.is_empty() {
@@ -126,8 +133,14 @@ impl TypedTool for GrepFilesTool {
                 "\n[{withheld} file(s) not searched: they may hold secrets]"
             ));
         }
-        ToolOutput::ok(text).with_metadata(
-            serde_json::json!({"count": hits.len(), "truncated": more, "withheld": withheld}),
-        )
+        if too_big > 0 {
+            text.push_str(&format!(
+                "\n[{too_big} file(s) larger than {} MB not searched]",
+                super::MAX_READ_BYTES >> 20
+            ));
+        }
+        ToolOutput::ok(text).with_metadata(serde_json::json!({
+            "count": hits.len(), "truncated": more, "withheld": withheld, "tooBig": too_big
+        }))
     }
 }

@@ -85,19 +85,19 @@ impl TypedTool for ReadFileTool {
         let offset = args.offset.unwrap_or(1).max(1);
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let read = {
-            let path = path.clone();
+            let (path, shown, sandbox) = (path.clone(), args.path.clone(), sandbox.clone());
             tokio::task::spawn_blocking(move || {
-                let metadata = std::fs::metadata(&path)?;
-                let bytes = std::fs::read(&path)?;
-                Ok::<_, std::io::Error>((metadata, bytes))
+                super::read_confined(&sandbox, &shown, &path, super::MAX_READ_BYTES)
             })
             .await
         };
-        let (metadata, bytes) = match read {
+        let super::Read {
+            bytes,
+            metadata,
+            cut,
+        } = match read {
             Ok(Ok(read)) => read,
-            Ok(Err(error)) => {
-                return ToolOutput::error(format!("cannot read {}: {error}", args.path));
-            }
+            Ok(Err(error)) => return ToolOutput::error(error),
             Err(error) => return ToolOutput::error(format!("cannot read {}: {error}", args.path)),
         };
         if bytes.starts_with(b"%PDF") {
@@ -138,7 +138,14 @@ impl TypedTool for ReadFileTool {
             };
             out.push_str(&format!("{:>6}\t{line}\n", index + 1));
         }
-        let last = (offset - 1 + limit).min(total);
+        let last = (offset - 1).saturating_add(limit).min(total);
+        if cut {
+            out.push_str(&format!(
+                "[the file is {} MB: only its first {} MB ({total} lines) are read; use run_bash (sed -n, tail) for the rest]\n",
+                metadata.len() >> 20,
+                super::MAX_READ_BYTES >> 20
+            ));
+        }
         if out.is_empty() {
             out = format!("(the file has {total} lines; nothing from line {offset})");
         } else if last < total {

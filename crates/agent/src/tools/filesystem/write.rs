@@ -1,6 +1,6 @@
 //! `file_write` and `file_edit`: atomic writes inside the sandbox, with a diff for the UI.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -39,14 +39,29 @@ pub(crate) async fn write_atomically(path: &Path, content: &str) -> std::io::Res
     }
 }
 
-async fn read_text(path: &PathBuf, shown: &str) -> Result<String, String> {
-    let bytes = tokio::fs::read(path)
-        .await
-        .map_err(|error| format!("cannot read {shown}: {error}"))?;
-    if super::looks_binary(&bytes) {
+/// The text of a file about to be replaced or edited: opened as the readers open it
+/// (no link at its end, no FIFO or device, at most [`super::MAX_READ_BYTES`]).
+async fn read_text(
+    sandbox: &crate::security::Sandbox,
+    path: &Path,
+    shown: &str,
+) -> Result<String, String> {
+    let (sandbox, path, name) = (sandbox.clone(), path.to_path_buf(), shown.to_string());
+    let read = tokio::task::spawn_blocking(move || {
+        super::read_confined(&sandbox, &name, &path, super::MAX_READ_BYTES)
+    })
+    .await
+    .map_err(|error| format!("cannot read {shown}: {error}"))??;
+    if read.cut {
+        return Err(format!(
+            "{shown} is larger than {} MB",
+            super::MAX_READ_BYTES >> 20
+        ));
+    }
+    if super::looks_binary(&read.bytes) {
         return Err(format!("{shown} is a binary file"));
     }
-    String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))
+    String::from_utf8(read.bytes).map_err(|_| format!("{shown} is not UTF-8 text"))
 }
 
 /// Why writing the call's `path` can make code run later (asked every time), if it can.
@@ -99,7 +114,7 @@ impl TypedTool for FileWriteTool {
         }
         let shown = super::shown(&path, sandbox.roots());
         let before = if path.exists() {
-            match read_text(&path, &shown).await {
+            match read_text(&sandbox, &path, &shown).await {
                 Ok(text) => Some(text),
                 Err(error) => return ToolOutput::error(format!("{error}; not overwritten")),
             }
@@ -168,7 +183,7 @@ impl TypedTool for FileEditTool {
             Err(error) => return ToolOutput::error(error.to_string()),
         };
         let shown = super::shown(&path, sandbox.roots());
-        let before = match read_text(&path, &shown).await {
+        let before = match read_text(&sandbox, &path, &shown).await {
             Ok(text) => text,
             Err(error) => return ToolOutput::error(error),
         };

@@ -1,0 +1,934 @@
+//! What a simple command really runs, and whether a word prefix can stand for it.
+//!
+//! Two questions the permission rules ask of a command's words:
+//! - **What does it run?** (for Deny and Ask rules) The program by its name, not its
+//!   path (`/bin/rm` is `rm`), seen through wrappers (`command`, `env`, `exec`, `nice`,
+//!   `nohup`, `timeout`, `stdbuf`, `xargs`, `sudo`, `doas`, `busybox`, `bash -c '…'`,
+//!   `find -exec …`), and `find -delete` counted as `rm`. A Deny rule matching any of
+//!   these refuses the command.
+//! - **Can a prefix cover it?** (for Allow rules and the grants a card offers) Not when
+//!   the command runs code the words do not show: an interpreter or a program that
+//!   runs others, a program in the workspace the agent can rewrite, a build that runs the
+//!   workspace's own code (`make`, `cargo build`, `npm run`, `pytest`), or an option that
+//!   runs a command, writes a file or reads elsewhere (`git -c`, `--upload-pack`,
+//!   `--output`, `find -exec`, `rg --pre`, `tar --to-command`, `sed` `e`/`w`, `latexmk
+//!   -e`, `-shell-escape` …). Such a command is asked again; only its exact text, or a
+//!   grant of the whole tool, allows it.
+
+/// Programs that run other programs or code given as arguments (interpreters, shells,
+/// wrappers, editors, schedulers, bus clients), or whose every run executes files the
+/// agent may have written (builds, test runners).
+const RUNS_OTHERS: &[&str] = &[
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "busybox",
+    "env",
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "pkexec",
+    "eval",
+    "exec",
+    "source",
+    ".",
+    "xargs",
+    "nohup",
+    "timeout",
+    "nice",
+    "ionice",
+    "time",
+    "command",
+    "builtin",
+    "chroot",
+    "setsid",
+    "stdbuf",
+    "unbuffer",
+    "watch",
+    "parallel",
+    "flock",
+    "taskset",
+    "chronic",
+    "script",
+    "expect",
+    "strace",
+    "ltrace",
+    "gdb",
+    "valgrind",
+    "nsenter",
+    "unshare",
+    "firejail",
+    "bwrap",
+    "python",
+    "pypy",
+    "ipython",
+    "jupyter",
+    "pytest",
+    "py.test",
+    "tox",
+    "nox",
+    "perl",
+    "ruby",
+    "irb",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "luajit",
+    "r",
+    "rscript",
+    "julia",
+    "tclsh",
+    "wish",
+    "guile",
+    "racket",
+    "ghci",
+    "runghc",
+    "java",
+    "jshell",
+    "kotlin",
+    "scala",
+    "groovy",
+    "dotnet",
+    "osascript",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "npx",
+    "uvx",
+    "pipx",
+    "yarn",
+    "pnpm",
+    "make",
+    "gmake",
+    "cmake",
+    "ninja",
+    "meson",
+    "scons",
+    "snakemake",
+    "ssh",
+    "scp",
+    "sftp",
+    "rsync",
+    "curl",
+    "wget",
+    "git-shell",
+    "vi",
+    "vim",
+    "nvim",
+    "view",
+    "ex",
+    "ed",
+    "emacs",
+    "nano",
+    "less",
+    "more",
+    "systemd-run",
+    "systemctl",
+    "loginctl",
+    "dbus-send",
+    "dbus-launch",
+    "gdbus",
+    "busctl",
+    "xdg-open",
+    "open",
+    "gio",
+    "flatpak-spawn",
+    "flatpak",
+    "at",
+    "batch",
+    "crontab",
+    "tmux",
+    "screen",
+    "docker",
+    "podman",
+    "kubectl",
+    "nerdctl",
+];
+
+/// Programs whose second word names what they do (`git status`, `cargo test`): a prefix
+/// of them always names that subcommand.
+pub const HAS_SUBCOMMANDS: &[&str] = &[
+    "git",
+    "cargo",
+    "npm",
+    "pip",
+    "conda",
+    "mamba",
+    "micromamba",
+    "go",
+    "uv",
+    "poetry",
+    "gh",
+    "hg",
+    "svn",
+    "rustup",
+    "brew",
+    "apt",
+    "module",
+    "asterism",
+];
+
+/// Subcommands that run code from the workspace or configured commands, or change the
+/// configuration later commands obey.
+const RUNNING_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    (
+        "git",
+        &[
+            "config",
+            "filter-branch",
+            "filter-repo",
+            "bisect",
+            "submodule",
+            "difftool",
+            "mergetool",
+            "daemon",
+            "instaweb",
+            "send-email",
+            "imap-send",
+            "credential",
+            "credential-store",
+            "credential-cache",
+            "hook",
+            "web--browse",
+            "p4",
+            "svn",
+            "cvsimport",
+            "cvsserver",
+            "fsmonitor--daemon",
+            "upload-pack",
+            "receive-pack",
+            "remote-ext",
+            "alias",
+        ],
+    ),
+    (
+        "cargo",
+        &[
+            "run", "r", "test", "t", "bench", "build", "b", "check", "c", "clippy", "doc", "d",
+            "install", "rustc", "rustdoc", "fix", "script", "publish", "package", "miri", "xtask",
+        ],
+    ),
+    (
+        "npm",
+        &[
+            "run",
+            "run-script",
+            "rum",
+            "urn",
+            "exec",
+            "x",
+            "start",
+            "stop",
+            "restart",
+            "test",
+            "t",
+            "tst",
+            "install",
+            "i",
+            "add",
+            "ci",
+            "install-test",
+            "it",
+            "install-ci-test",
+            "rebuild",
+            "rb",
+            "explore",
+            "init",
+            "create",
+            "publish",
+            "pack",
+            "update",
+            "up",
+            "link",
+            "ln",
+        ],
+    ),
+    ("pip", &["install", "download", "wheel"]),
+    ("uv", &["run", "pip", "tool", "sync", "build", "add"]),
+    ("poetry", &["run", "install", "build", "shell", "add"]),
+    ("conda", &["run", "install", "create", "env", "update"]),
+    ("mamba", &["run", "install", "create", "env", "update"]),
+    ("micromamba", &["run", "install", "create", "env", "update"]),
+    (
+        "go",
+        &[
+            "run", "test", "generate", "build", "install", "tool", "get", "vet", "work",
+        ],
+    ),
+    ("gh", &["extension", "alias", "api", "auth", "codespace"]),
+    ("hg", &["config", "serve"]),
+    ("rustup", &["run"]),
+    ("brew", &["install", "bundle", "sh", "services"]),
+    ("apt", &["install"]),
+];
+
+/// Options that run a command, write a file or read from elsewhere, per program. An
+/// option matches written alone, as `--name=value`, or (single-letter ones) with the
+/// value attached (`-Ocmd`).
+const RISKY_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "git",
+        &[
+            "-c",
+            "--config-env",
+            "-C",
+            "--git-dir",
+            "--work-tree",
+            "--exec-path",
+            "--namespace",
+            "--super-prefix",
+            "--upload-pack",
+            "--receive-pack",
+            "--exec",
+            "-x",
+            "--output",
+            "--output-directory",
+            "-o",
+            "-O",
+            "--open-files-in-pager",
+            "--ext-diff",
+            "--textconv",
+            "--template",
+            "--config",
+            "--separate-git-dir",
+            "--reference",
+            "--server-option",
+            "--remote",
+        ],
+    ),
+    (
+        "find",
+        &[
+            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
+            "-fls",
+        ],
+    ),
+    ("rg", &["--pre", "--pre-glob"]),
+    ("sed", &["-f", "--file"]),
+    (
+        "tar",
+        &[
+            "--to-command",
+            "--use-compress-program",
+            "-I",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+            "--rsh-command",
+            "--rmt-command",
+        ],
+    ),
+    (
+        "latexmk",
+        &[
+            "-e",
+            "-r",
+            "-latex",
+            "-pdflatex",
+            "-lualatex",
+            "-xelatex",
+            "-dvipdf",
+            "-ps2pdf",
+            "-pdfdvi",
+            "-pdfps",
+            "-pv",
+            "-pvc",
+            "-view",
+            "-print",
+            "-shell-escape",
+            "--shell-escape",
+            "-usepretex",
+            "-pretex",
+        ],
+    ),
+    ("zip", &["-TT", "--unzip-command"]),
+    ("man", &["-P", "--pager", "-H", "--html"]),
+    (
+        "pip",
+        &[
+            "-e",
+            "--editable",
+            "-r",
+            "--requirement",
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "-f",
+            "--find-links",
+            "--config-settings",
+            "--target",
+            "--prefix",
+            "--root",
+            "--src",
+        ],
+    ),
+];
+
+/// TeX engines, which run shell commands from the document with `-shell-escape`.
+const TEX_ENGINES: &[&str] = &[
+    "tex",
+    "latex",
+    "pdflatex",
+    "xelatex",
+    "lualatex",
+    "pdftex",
+    "xetex",
+    "luatex",
+    "bibtex",
+    "biber",
+    "makeindex",
+];
+const TEX_ESCAPES: &[&str] = &[
+    "-shell-escape",
+    "--shell-escape",
+    "-enable-write18",
+    "--enable-write18",
+    "-shell-restricted",
+];
+
+/// Folders whose programs the agent cannot change (an absolute path elsewhere is a
+/// program it may have written).
+const SYSTEM_PROGRAM_FOLDERS: &[&str] = &[
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/bin/",
+    "/sbin/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+];
+
+/// How deep wrappers are looked through (`sudo env nice bash -c '…'`).
+const MAX_DEPTH: usize = 8;
+
+/// The name a program is known by: its file name, lower-case, a version suffix removed
+/// (`/usr/bin/python3.12` is `python`, `pip3` is `pip`, `PERL` on a case-insensitive
+/// disk is `perl`).
+pub fn program_name(word: &str) -> String {
+    let base = word.rsplit('/').next().unwrap_or(word).to_lowercase();
+    let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let trimmed = trimmed.trim_end_matches(['-', '_']);
+    if trimmed.is_empty() || trimmed == "." {
+        base
+    } else {
+        trimmed.to_string()
+    }
+}
+
+fn subcommand_of<'a>(program: &str, words: &'a [String]) -> Option<&'a str> {
+    if !HAS_SUBCOMMANDS.contains(&program) {
+        return None;
+    }
+    let mut index = 1;
+    while let Some(word) = words.get(index) {
+        if !word.starts_with('-') {
+            return Some(word);
+        }
+        // A global option with its value (`git -C dir log`, `cargo +nightly`).
+        index += if matches!(word.as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
+            2
+        } else {
+            1
+        };
+    }
+    None
+}
+
+/// Programs whose one-letter options may be grouped (`tar -xIcmd`, `git grep -nO`).
+const GROUPS_SHORT_OPTIONS: &[&str] = &["git", "tar", "rg", "zip", "man", "pip", "sed"];
+
+/// Whether `word` is the option `option`: alone, as `--option=value`, or a one-letter
+/// option in a group of them (`-xIcmd`) where the program allows groups.
+fn is_option(word: &str, option: &str, groups: bool) -> bool {
+    if word == option {
+        return true;
+    }
+    if option.len() > 2 {
+        return word
+            .strip_prefix(option)
+            .is_some_and(|rest| rest.starts_with('='));
+    }
+    let letter = &option[1..];
+    if word.starts_with("--") || !word.starts_with('-') {
+        return false;
+    }
+    if groups {
+        word[1..].contains(letter)
+    } else {
+        word.starts_with(option)
+    }
+}
+
+/// Whether a `sed` script runs a command (`e`, `s///e`) or writes a file (`w`, `W`,
+/// `s///w`); `None` for a script that is neither (or cannot be told apart: say so).
+fn sed_script_problem(script: &str) -> bool {
+    let bytes: Vec<char> = script.chars().collect();
+    // A command letter at the start of a command (after an address), or a flag of `s`.
+    for (index, c) in bytes.iter().enumerate() {
+        if !matches!(c, 'e' | 'w' | 'W' | 'r' | 'R') {
+            continue;
+        }
+        let before = bytes[..index]
+            .iter()
+            .rev()
+            .find(|c| !c.is_whitespace())
+            .copied();
+        let after = bytes.get(index + 1).copied();
+        let command_start = before.is_none_or(|b| {
+            matches!(b, ';' | '{' | '}' | '\n' | '$' | '/' | '!') || b.is_ascii_digit()
+        });
+        let ends_word = after.is_none_or(|a| a.is_whitespace() || a == ';' || a == '}');
+        if command_start && ends_word {
+            return true;
+        }
+    }
+    // `s/a/b/e`, `s|a|b|gw file`: the flags after the third delimiter.
+    let mut rest = script;
+    while let Some(position) = rest.find('s') {
+        let tail = &rest[position + 1..];
+        if let Some(delimiter) = tail.chars().next()
+            && !delimiter.is_alphanumeric()
+            && !delimiter.is_whitespace()
+        {
+            let pieces: Vec<&str> = tail[delimiter.len_utf8()..].splitn(3, delimiter).collect();
+            if let [_, _, flags] = pieces.as_slice() {
+                let flags: String = flags
+                    .chars()
+                    .take_while(|c| !matches!(c, ';' | '}' | '\n'))
+                    .collect();
+                if flags
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|flags| flags.contains(['e', 'w', 'W']))
+                {
+                    return true;
+                }
+            }
+        }
+        rest = tail;
+    }
+    false
+}
+
+/// Why a prefix rule cannot stand for this command (`None`: it can).
+pub fn prefix_problem(words: &[String]) -> Option<String> {
+    let first = words.first()?;
+    let program = program_name(first);
+    if first.contains('/') && !SYSTEM_PROGRAM_FOLDERS.iter().any(|f| first.starts_with(f)) {
+        return Some(format!(
+            "it runs {first}, a program outside the system folders that may have been changed"
+        ));
+    }
+    if RUNS_OTHERS.contains(&program.as_str()) {
+        return Some(format!("{program} runs other programs or code given to it"));
+    }
+    if let Some(sub) = subcommand_of(&program, words)
+        && RUNNING_SUBCOMMANDS
+            .iter()
+            .any(|(name, subs)| *name == program && subs.contains(&sub))
+    {
+        return Some(format!(
+            "{program} {sub} runs code or changes configuration"
+        ));
+    }
+    if program == "cargo"
+        && let Some(sub) = subcommand_of(&program, words)
+        && ![
+            "tree",
+            "metadata",
+            "fmt",
+            "search",
+            "locate-project",
+            "pkgid",
+            "help",
+            "version",
+        ]
+        .contains(&sub)
+    {
+        // Any other cargo subcommand is a program `cargo-<sub>` or builds the crate.
+        return Some(format!(
+            "cargo {sub} may build and run the workspace's code"
+        ));
+    }
+    let risky = RISKY_OPTIONS
+        .iter()
+        .find(|(name, _)| *name == program)
+        .map(|(_, options)| *options)
+        .unwrap_or_default();
+    let groups = GROUPS_SHORT_OPTIONS.contains(&program.as_str());
+    let escapes = if TEX_ENGINES.contains(&program.as_str()) {
+        TEX_ESCAPES
+    } else {
+        &[]
+    };
+    for word in &words[1..] {
+        if word == "--" {
+            break;
+        }
+        if let Some(option) = risky
+            .iter()
+            .chain(escapes)
+            .find(|option| is_option(word, option, groups))
+        {
+            return Some(format!(
+                "{program} {option} can run a command, write a file or read elsewhere"
+            ));
+        }
+        if !escapes.is_empty() && word.contains("write18") {
+            return Some(format!("{program} is asked to run shell commands"));
+        }
+    }
+    // `-u` is `--upload-pack` where git talks to another repository (`git add -u` is not).
+    if program == "git"
+        && subcommand_of(&program, words)
+            .is_some_and(|sub| ["clone", "fetch", "pull", "ls-remote", "archive"].contains(&sub))
+        && words[1..].iter().any(|word| word.starts_with("-u"))
+    {
+        return Some("git -u names a program to run on the other side".into());
+    }
+    if program == "sed" && words[1..].iter().any(|word| sed_script_problem(word)) {
+        return Some("the sed script runs a command or writes a file".into());
+    }
+    None
+}
+
+/// The commands these words run, each as its words with the program's name first
+/// ([`program_name`]): the command itself, and what its wrappers, `-c` strings and
+/// `find -exec` start; `find -delete` adds `rm`.
+pub fn commands_run(words: &[String]) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    collect(words, 0, &mut found);
+    found
+}
+
+fn collect(words: &[String], depth: usize, found: &mut Vec<Vec<String>>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    // What `$(…)`, backticks and `<(…)` run, inside any word.
+    for word in words {
+        for opener in ["$(", "`", "<(", ">("] {
+            if let Some((_, inner)) = word.split_once(opener) {
+                collect_line(inner.trim_end_matches([')', '`']), depth, found);
+            }
+        }
+    }
+    // A subshell or a group written against its first word: `(rm x)`, `{ rm x; }`.
+    let mut words = words.to_vec();
+    while let Some(first) = words.first_mut() {
+        let trimmed = first.trim_start_matches(['(', '{', '!']).to_string();
+        if trimmed.is_empty() {
+            words.remove(0);
+        } else {
+            *first = trimmed;
+            break;
+        }
+    }
+    let words = words.as_slice();
+    let Some(first) = words.first() else {
+        return;
+    };
+    let program = program_name(first);
+    let mut named = vec![program.clone()];
+    named.extend(words[1..].iter().cloned());
+    found.push(named);
+    let rest = &words[1..];
+    match program.as_str() {
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "fish" | "csh" | "tcsh" | "su"
+        | "runuser" | "script" => {
+            if let Some(index) = rest.iter().position(|word| {
+                word == "-c"
+                    || word == "--command"
+                    || (word.starts_with('-') && !word.starts_with("--") && word.ends_with('c'))
+            }) && let Some(inner) = rest.get(index + 1)
+            {
+                collect_line(inner, depth, found);
+            } else if let Some(script) = rest.iter().find(|word| !word.starts_with('-')) {
+                found.push(vec![program_name(script)]);
+            }
+        }
+        "eval" | "watch" => collect_line(&rest.join(" "), depth, found),
+        "find" => collect_find(rest, depth, found),
+        _ => {
+            if let Some(inner) = wrapped(&program, rest) {
+                collect(inner, depth + 1, found);
+            }
+        }
+    }
+}
+
+fn collect_line(line: &str, depth: usize, found: &mut Vec<Vec<String>>) {
+    for part in super::shell::analyse(line).parts {
+        collect(&part.words, depth + 1, found);
+    }
+}
+
+fn collect_find(rest: &[String], depth: usize, found: &mut Vec<Vec<String>>) {
+    let mut index = 0;
+    while index < rest.len() {
+        let word = rest[index].as_str();
+        if word == "-delete" {
+            found.push(vec!["rm".into()]);
+        }
+        if matches!(word, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let start = index + 1;
+            let end = rest[start..]
+                .iter()
+                .position(|word| word == ";" || word == "+")
+                .map_or(rest.len(), |offset| start + offset);
+            collect(&rest[start..end], depth + 1, found);
+            index = end;
+        }
+        index += 1;
+    }
+}
+
+/// Options of wrappers that take a value as the next word.
+fn takes_value(program: &str, option: &str) -> bool {
+    let with_value: &[&str] = match program {
+        "env" => &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+        "sudo" => &[
+            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
+        ],
+        "doas" => &["-u", "-C"],
+        "nice" => &["-n", "--adjustment"],
+        "ionice" => &["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"],
+        "timeout" => &["-s", "--signal", "-k", "--kill-after"],
+        "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
+        "xargs" => &[
+            "-a",
+            "-d",
+            "-E",
+            "-I",
+            "-L",
+            "-n",
+            "-P",
+            "-s",
+            "--arg-file",
+            "--delimiter",
+            "--max-lines",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--process-slot-var",
+        ],
+        "taskset" | "prlimit" | "flock" | "chroot" => &[],
+        _ => &[],
+    };
+    with_value.contains(&option)
+}
+
+/// Positional words a wrapper takes before the command it runs.
+fn leading_positionals(program: &str) -> usize {
+    match program {
+        "timeout" | "chroot" | "taskset" | "flock" => 1,
+        _ => 0,
+    }
+}
+
+/// The command a wrapper runs (`env A=1 rm x` → `rm x`); `None` for a program that is
+/// no wrapper, or a wrapper with nothing to run.
+fn wrapped<'a>(program: &str, rest: &'a [String]) -> Option<&'a [String]> {
+    const WRAPPERS: &[&str] = &[
+        "command",
+        "builtin",
+        "exec",
+        "env",
+        "nice",
+        "ionice",
+        "nohup",
+        "timeout",
+        "stdbuf",
+        "xargs",
+        "sudo",
+        "doas",
+        "busybox",
+        "time",
+        "setsid",
+        "unbuffer",
+        "chronic",
+        "chroot",
+        "taskset",
+        "flock",
+        "firejail",
+        "nsenter",
+        "unshare",
+        "strace",
+        "ltrace",
+        "valgrind",
+        "parallel",
+        "prlimit",
+        "catchsegv",
+        "torsocks",
+        "proxychains",
+        "caffeinate",
+        "then",
+        "do",
+        "else",
+        "!",
+    ];
+    if !WRAPPERS.contains(&program) {
+        return None;
+    }
+    let mut index = 0;
+    let mut positionals = leading_positionals(program);
+    while let Some(word) = rest.get(index) {
+        if word == "--" {
+            index += 1;
+            break;
+        }
+        if word.starts_with('-') && word.len() > 1 {
+            index += if takes_value(program, word) { 2 } else { 1 };
+            continue;
+        }
+        if program == "env" && word.contains('=') {
+            index += 1;
+            continue;
+        }
+        if positionals > 0 {
+            positionals -= 1;
+            index += 1;
+            continue;
+        }
+        break;
+    }
+    let inner = &rest[index.min(rest.len())..];
+    if inner.is_empty() {
+        // `xargs` alone runs `echo`; the others run nothing.
+        return None;
+    }
+    Some(inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(text: &str) -> Vec<String> {
+        shell_words::split(text).unwrap()
+    }
+
+    fn programs(text: &str) -> Vec<String> {
+        commands_run(&w(text))
+            .into_iter()
+            .map(|words| words[0].clone())
+            .collect()
+    }
+
+    #[test]
+    fn programs_are_known_by_name_not_path_or_version() {
+        assert_eq!(program_name("/bin/rm"), "rm");
+        assert_eq!(program_name("/usr/bin/python3.12"), "python");
+        assert_eq!(program_name("pip3"), "pip");
+        assert_eq!(program_name("RM"), "rm");
+        assert_eq!(program_name("."), ".");
+        assert_eq!(program_name("x86_64-gcc-12"), "x86_64-gcc");
+    }
+
+    #[test]
+    fn wrappers_are_seen_through() {
+        for text in [
+            "/bin/rm -rf x",
+            "command rm x",
+            "env -i A=1 rm x",
+            "exec rm x",
+            "nice -n 5 rm x",
+            "nohup rm x",
+            "timeout -s KILL 5 rm x",
+            "stdbuf -oL rm x",
+            "xargs -n 1 rm",
+            "sudo -u root rm x",
+            "doas rm x",
+            "busybox rm x",
+            "bash -c 'ls; rm x'",
+            "sh -ec 'rm x'",
+            "env nice command /usr/bin/rm x",
+            "find . -name '*.tmp' -delete",
+            "find . -exec rm {} ;",
+            "find . -execdir /bin/rm -f {} +",
+            "eval rm x",
+        ] {
+            assert!(
+                programs(text).contains(&"rm".to_string()),
+                "{text:?}: {:?}",
+                programs(text)
+            );
+        }
+        assert_eq!(programs("ls -la"), ["ls"]);
+        assert_eq!(programs("git rm x"), ["git"]);
+    }
+
+    #[test]
+    fn options_that_run_write_or_read_elsewhere_are_not_covered_by_a_prefix() {
+        for text in [
+            "git -c alias.x='!id' x",
+            "git log --output=.git/config --format=x",
+            "git fetch --upload-pack=id origin",
+            "git grep -Oid x",
+            "git grep --open-files-in-pager=id x",
+            "git -C /etc log",
+            "git rebase --exec id",
+            "git config core.fsmonitor id",
+            "git submodule foreach id",
+            "git clone -u id x",
+            "find . -exec id ;",
+            "find . -delete",
+            "rg --pre ./x pattern",
+            "tar --to-command=id -xf a.tar",
+            "tar -Iid -xf a.tar",
+            "latexmk -e '$pdflatex=q/id/' paper.tex",
+            "pdflatex -shell-escape paper.tex",
+            "sed -n 1e\\ id x",
+            "sed 's/a/id/e' x",
+            "sed 's/a/b/w /tmp/x' x",
+            "sed '1w out' x",
+            "python3.12 fit.py",
+            "ipython",
+            "pytest",
+            "cargo run",
+            "cargo build",
+            "cargo +nightly test",
+            "npm run build",
+            "npm test",
+            "pip install -e .",
+            "./script.sh",
+            "scripts/run",
+            "/tmp/x",
+            "make",
+            "systemd-run --user id",
+            "dbus-send --session x",
+            "docker ps",
+        ] {
+            assert!(prefix_problem(&w(text)).is_some(), "{text:?} was covered");
+        }
+        for text in [
+            "git status --short",
+            "git log --oneline -5",
+            "git diff HEAD~1",
+            "git commit -m 'fix: c'",
+            "ls -la",
+            "rg -n TRGB notes",
+            "grep -rn H0 .",
+            "sed -n 1,5p notes.md",
+            "sed s/a/b/g x",
+            "tar -xzf a.tar.gz",
+            "pdflatex paper.tex",
+            "/usr/bin/git status",
+            "cargo fmt",
+            "pip list",
+        ] {
+            assert_eq!(prefix_problem(&w(text)), None, "{text:?}");
+        }
+    }
+}
