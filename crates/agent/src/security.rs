@@ -11,6 +11,7 @@
 pub mod commands;
 pub mod confine;
 pub mod files;
+pub mod later;
 pub mod scrub;
 pub mod shell;
 

@@ -130,12 +130,43 @@ pub fn runs_code_later(path: &Path, skills: Option<&Path>) -> Option<&'static st
         if rest.first().is_some_and(|part| part == "hooks") {
             return Some("git runs the scripts of .git/hooks");
         }
-        if rest == ["config"] {
+        if rest == ["config"] || rest == ["config.worktree"] {
             return Some(".git/config can name programs git runs (hooksPath, fsmonitor, pager)");
         }
+        // Submodules' and linked worktrees' own repositories.
+        if matches!(
+            rest.first().map(String::as_str),
+            Some("modules" | "worktrees")
+        ) && (rest.iter().any(|part| part == "hooks")
+            || matches!(name.as_str(), "config" | "config.worktree"))
+        {
+            return Some(
+                "a submodule's or worktree's git config and hooks run like the repository's",
+            );
+        }
+    }
+    if name == ".git" {
+        return Some(
+            "a .git file points git at another repository, whose config and hooks then run",
+        );
     }
     if SHELL_RC_NAMES.contains(&name.as_str()) || name == ".envrc" {
         return Some("a shell start-up file runs in every later shell");
+    }
+    if name == "tasks.json"
+        && parts
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|dir| dir == ".vscode")
+    {
+        return Some("VS Code runs the tasks of .vscode/tasks.json, some when the folder opens");
+    }
+    if name == ".pre-commit-config.yaml" {
+        return Some("pre-commit runs the hooks it lists at every commit");
+    }
+    if name == ".latexmkrc" || name == "latexmkrc" {
+        return Some("latexmk runs its rc file as Perl code");
     }
     if parts
         .windows(2)
@@ -285,6 +316,14 @@ mod tests {
             "/d/hooks.json",
             "/d/skills/x/SKILL.md",
             "/w/.envrc",
+            "/w/.git/config.worktree",
+            "/w/.git/modules/lib/config",
+            "/w/.git/modules/lib/hooks/post-checkout",
+            "/w/.git/worktrees/b/config.worktree",
+            "/w/sub/.git",
+            "/w/.vscode/tasks.json",
+            "/w/.pre-commit-config.yaml",
+            "/w/paper/.latexmkrc",
         ] {
             assert!(
                 runs_code_later(Path::new(path), Some(skills)).is_some(),

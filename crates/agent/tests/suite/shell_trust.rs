@@ -429,3 +429,80 @@ async fn file_tools_refuse_fifos_and_links_read_a_bounded_size_and_never_overflo
         "{big_out}"
     );
 }
+
+#[tokio::test]
+async fn a_command_cannot_leave_behind_files_that_run_code_later() {
+    let scene = scene();
+    let w = &scene.workspace;
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(w)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    std::fs::remove_dir_all(w.join(".git")).unwrap();
+    git(&["init", "-q"]);
+    git(&["config", "user.name", "Ada"]);
+    git(&["config", "user.email", "ada@example.org"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "first"]);
+    let post_commit = w.join(".git/hooks/post-commit");
+    std::fs::write(&post_commit, "#!/bin/sh\necho committed\n").unwrap();
+    let commands: Vec<String> = [
+        "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+        "echo 'touch pwned' >> .git/hooks/post-commit",
+        "git config core.fsmonitor 'touch pwned'",
+        "printf '[core]\\n\\tpager = touch pwned\\n' > .git/config.worktree",
+        "mkdir -p .git/modules/lib && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/modules/lib/config",
+        "mkdir -p .vscode && echo '{\"tasks\": [{\"command\": \"touch pwned\"}]}' > .vscode/tasks.json",
+        "echo 'repos: [{repo: local, hooks: [{id: x, entry: touch pwned}]}]' > .pre-commit-config.yaml",
+        "echo 'touch pwned' > .envrc",
+        "mkdir -p sub && echo 'gitdir: /tmp/elsewhere' > sub/.git",
+        "echo \"\\$pdflatex = 'touch pwned';\" > notes/.latexmkrc",
+        // Ordinary work: all of it stays.
+        "git config user.name 'Ada Lovelace' && git commit -q --allow-empty -m second && git init -q nested && echo fine",
+    ]
+    .map(String::from)
+    .to_vec();
+    let harness = harness(calls(&commands), Some(w)).await;
+    let events = run_calls(&harness, PermissionMode::Default, &[], &["run_bash"]).await;
+    let results = results_by_id(&events);
+    for index in 0..commands.len() - 1 {
+        let (output, _, metadata) = &results[&format!("c{index}")];
+        assert!(
+            output.contains("Asterism undid") && !metadata["undone"].as_array().unwrap().is_empty(),
+            "{:?} was not undone: {output}",
+            commands[index]
+        );
+    }
+    let (last, last_error, last_metadata) = &results[&format!("c{}", commands.len() - 1)];
+    assert!(
+        !last_error && last.contains("fine") && !last.contains("undid"),
+        "{last}"
+    );
+    assert!(last_metadata["undone"].as_array().unwrap().is_empty());
+    for planted in [
+        ".git/hooks/pre-commit",
+        ".git/config.worktree",
+        ".git/modules/lib/config",
+        ".vscode/tasks.json",
+        ".pre-commit-config.yaml",
+        ".envrc",
+        "sub/.git",
+        "notes/.latexmkrc",
+        "pwned",
+    ] {
+        assert!(!w.join(planted).exists(), "{planted} was left behind");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&post_commit).unwrap(),
+        "#!/bin/sh\necho committed\n"
+    );
+    let config = std::fs::read_to_string(w.join(".git/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+    assert!(config.contains("Ada Lovelace"), "{config}");
+    assert_eq!(git(&["log", "--format=%s"]), "second\nfirst\n");
+    assert!(w.join("nested/.git/config").exists());
+}

@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::security::confine::{ShellLimits, kill_session, spawn_confined};
+use crate::security::later::{Snapshot, Undone};
 use crate::tool::parameters_schema;
 use crate::{AgentTool, InterruptBehavior, ToolContext, ToolOutput};
 
@@ -67,6 +68,21 @@ pub(crate) fn truncate_middle(text: &str, max: usize) -> String {
 }
 
 pub struct RunBashTool;
+
+/// The line telling the model and the user which code-running files were put back.
+fn undone_note(undone: &[Undone]) -> String {
+    if undone.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = undone
+        .iter()
+        .map(|undone| format!("{} ({}: {})", undone.path, undone.change, undone.why))
+        .collect();
+    format!(
+        "\n[Asterism undid the command's changes to files that run code later: {}. Ask the user to make such a change themselves.]",
+        list.join("; ")
+    )
+}
 
 /// What the shell may read besides the system and the workspace: the user's `SHELL_READ`
 /// folders, and git's own configuration (its name and e-mail for `git commit`; no
@@ -212,6 +228,10 @@ impl AgentTool for RunBashTool {
             ));
         }
         command.env("TMPDIR", &temp);
+        let guarded = workspace.clone();
+        let before = tokio::task::spawn_blocking(move || Snapshot::take(&guarded))
+            .await
+            .unwrap_or_default();
         let limits = ShellLimits {
             writable: vec![workspace, temp],
             readable: readable_folders(&context.services.shell_read),
@@ -221,9 +241,14 @@ impl AgentTool for RunBashTool {
             Ok(spawned) => spawned,
             Err(error) => return ToolOutput::error(format!("cannot start bash: {error}")),
         };
-        let output = match finish(child, timeout, &context.cancel).await {
+        let output = finish(child, timeout, &context.cancel).await;
+        let undone = tokio::task::spawn_blocking(move || before.undo_changes())
+            .await
+            .unwrap_or_default();
+        let undone_note = undone_note(&undone);
+        let output = match output {
             Ok(output) => output,
-            Err(message) => return ToolOutput::error(message),
+            Err(message) => return ToolOutput::error(format!("{message}{undone_note}")),
         };
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -240,7 +265,7 @@ impl AgentTool for RunBashTool {
         }
         let code = output.status.code();
         let text = format!(
-            "exit code {}\n{}",
+            "exit code {}\n{}{undone_note}",
             code.map_or("none (killed by a signal)".into(), |c| c.to_string()),
             truncate_middle(&text, MAX_OUTPUT_CHARS)
         );
@@ -250,6 +275,10 @@ impl AgentTool for RunBashTool {
             "stdoutBytes": output.stdout.len(),
             "stderrBytes": output.stderr.len(),
             "sandbox": confinement.describe(),
+            "undone": undone
+                .iter()
+                .map(|undone| serde_json::json!({"path": undone.path, "change": undone.change, "why": undone.why}))
+                .collect::<Vec<_>>(),
         });
         if output.status.success() {
             ToolOutput::ok(text).with_metadata(metadata)
