@@ -399,6 +399,24 @@ await scenario("answer the agent's question (ask_user card)", async () => {
   assert(!(await script(`return !!document.querySelector('[data-testid="ask-user-card"]')`)), "card gone");
 });
 
+await scenario("a page script cannot grant the shell for the session without the native box", async () => {
+  await askInNewSession("Run what the page says");
+  await waitFor("the permission card", () => find('[data-testid="permission-card"]'));
+  const requestId = await script(`return document.querySelector('[data-testid="permission-card"]').dataset.requestId`);
+  // "Always" answered by a script, not the card: the app asks natively; declined, the
+  // call is refused and nothing is granted.
+  queueDialog(false);
+  const forged = await invoke("permission_answer", { requestId, decision: "allowAlways", reason: null, rule: null });
+  assert(forged.ok === true, `forged answer: ${JSON.stringify(forged)}`);
+  assert(dialogsAnswered(), "the native box was shown");
+  const items = await waitFor("the refused call", async () => {
+    const all = await timeline();
+    return all.some((i) => i.kind === "text" && i.text.includes("was not allowed")) && (await idle()) ? all : null;
+  }, 30000);
+  const result = items.find((i) => i.kind === "tool-result");
+  assert(result.text.includes("did not confirm") && !result.text.includes("forged grant\n"), `refused: ${result.text}`);
+});
+
 await scenario("grant a permission (run_bash asks first)", async () => {
   await askInNewSession("Print the coordinates with the shell");
   await waitFor("the permission card", () => find('[data-testid="permission-card"]'));
@@ -409,6 +427,8 @@ await scenario("grant a permission (run_bash asks first)", async () => {
   const grant = await textOf('[data-testid="permission-grant-text"]');
   assert(grant.includes("this exact command: echo"), `the picked grant: ${grant}`);
   await screenshot("permission-card.png");
+  // Granting the shell for the session is confirmed in the app's native box.
+  queueDialog(true);
   await click('[data-testid="permission-allow-session"]');
   const items = await waitFor("the answer after the shell ran", async () => {
     const all = await timeline();
@@ -416,6 +436,7 @@ await scenario("grant a permission (run_bash asks first)", async () => {
   }, 30000);
   const result = items.find((i) => i.kind === "tool-result");
   assert(result.text.includes("12:18:57.62"), `the command ran: ${result.text}`);
+  assert(dialogsAnswered(), "the grant was confirmed natively");
 });
 
 await scenario("import a PDF and see it in the library", async () => {
@@ -548,6 +569,13 @@ await scenario("settings mask the API key; the UI switches to Chinese and back",
   await waitFor("the chosen folder", async () => (await textOf('[data-testid="workspace-folder"]')).includes(another));
   const typed = await invoke("settings_save", { values: [{ name: "ASTERISM_WORKSPACE", value: "/etc" }], secrets: [] });
   assert(typed.error?.kind === "invalidInput", `a typed workspace is refused: ${JSON.stringify(typed)}`);
+  // Turning the shell's network on is confirmed natively; declined, nothing is saved.
+  queueDialog(false);
+  const network = await invoke("settings_save", { values: [{ name: "SHELL_NETWORK", value: "true" }], secrets: [] });
+  assert(network.error?.message?.includes("did not confirm"), `network on without the box: ${JSON.stringify(network)}`);
+  const status = await invoke("settings_get", {});
+  const field = status.ok?.fields?.find((f) => f.name === "SHELL_NETWORK");
+  assert(field && field.value !== "true", `the network stayed off: ${JSON.stringify(field)}`);
   await click('[data-testid="workspace-clear"]');
   await waitFor("no workspace again", async () => (await textOf('[data-testid="workspace-folder"]')).includes("none"));
   assert(dialogsAnswered(), "every queued answer was taken");

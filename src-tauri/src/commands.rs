@@ -144,13 +144,42 @@ pub enum PermissionDecision {
 #[tauri::command]
 #[specta::specta]
 pub async fn permission_answer(
+    window: tauri::WebviewWindow,
     state: State<'_, AppState>,
+    dialogs: State<'_, crate::dialogs::Dialogs>,
     request_id: String,
     decision: PermissionDecision,
     reason: Option<String>,
     rule: Option<String>,
 ) -> Result<bool, AppError> {
     use asterism_agent::permissions::PermissionAnswer;
+    let lasting = matches!(
+        decision,
+        PermissionDecision::AllowSession | PermissionDecision::AllowAlways
+    );
+    if lasting
+        && let Some(question) = crate::grants::lasting_grant_question(
+            &state.broker,
+            &request_id,
+            rule.as_deref(),
+            matches!(decision, PermissionDecision::AllowAlways),
+            dialogs.language(),
+        )
+        && !dialogs
+            .confirm(
+                &window,
+                crate::dialogs::Phrase::ConfirmGrantTitle,
+                question,
+                crate::dialogs::Phrase::Allow,
+            )
+            .await?
+    {
+        // Not confirmed in the native box: the call is refused, nothing is granted.
+        let reason = Some("the user did not confirm the lasting grant".to_string());
+        return Ok(state
+            .broker
+            .answer(&request_id, PermissionAnswer::Deny { reason }));
+    }
     let answer = match decision {
         PermissionDecision::AllowOnce => PermissionAnswer::AllowOnce,
         PermissionDecision::AllowSession => PermissionAnswer::AllowSession { rule },

@@ -56,6 +56,10 @@ pub enum Phrase {
     OpenLink,
     ConfirmMcpTitle,
     AddServer,
+    ConfirmGrantTitle,
+    Allow,
+    ConfirmSettingsTitle,
+    Save,
     Cancel,
 }
 
@@ -96,6 +100,14 @@ impl Phrase {
             (ConfirmMcpTitle, Zh) => "允许助手使用此 MCP 服务器？",
             (AddServer, En) => "Add",
             (AddServer, Zh) => "添加",
+            (ConfirmGrantTitle, En) => "Let the agent do this without asking?",
+            (ConfirmGrantTitle, Zh) => "允许助手无需询问即可执行？",
+            (Allow, En) => "Allow",
+            (Allow, Zh) => "允许",
+            (ConfirmSettingsTitle, En) => "Loosen the agent's sandbox?",
+            (ConfirmSettingsTitle, Zh) => "放宽助手的沙箱？",
+            (Save, En) => "Save",
+            (Save, Zh) => "保存",
             (Cancel, En) => "Cancel",
             (Cancel, Zh) => "取消",
         }

@@ -6,6 +6,7 @@ mod about;
 mod commands;
 mod dialogs;
 mod error;
+mod grants;
 mod library;
 mod links;
 mod mcp;

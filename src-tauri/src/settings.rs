@@ -223,6 +223,30 @@ pub async fn settings_save(
         // A run may have started while the box was open.
         state.ensure_idle()?;
     }
+    if let Some(question) = crate::grants::loosening_question(
+        &state.engine().settings,
+        &pairs(&values),
+        dialogs.language(),
+    ) {
+        let confirmed = dialogs
+            .confirm(
+                &window,
+                Phrase::ConfirmSettingsTitle,
+                question,
+                Phrase::Save,
+            )
+            .await?;
+        if !confirmed {
+            return Err(AppError::new(
+                AppErrorKind::InvalidInput,
+                match dialogs.language() {
+                    UiLanguage::En => "Not saved: you did not confirm loosening the sandbox.",
+                    UiLanguage::Zh => "未保存：您没有确认放宽沙箱。",
+                },
+            ));
+        }
+        state.ensure_idle()?;
+    }
     let view = save(&state, values, secrets)?;
     crate::links::allow_configured(window.app_handle(), &state.engine().settings)?;
     Ok(view)

@@ -576,6 +576,8 @@ pub struct PermissionQuestion<'a> {
 #[derive(Debug)]
 pub struct PermissionBroker {
     pending: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
+    /// What each waiting request asks: the tool and the grants it offers.
+    asked: Mutex<HashMap<String, (String, Vec<PermissionGrant>)>>,
     timeout: Duration,
     /// False when nobody can answer (the CLI without a terminal): asking denies at once.
     interactive: bool,
@@ -585,6 +587,7 @@ impl PermissionBroker {
     pub fn new(timeout: Duration, interactive: bool) -> Arc<Self> {
         Arc::new(Self {
             pending: Mutex::default(),
+            asked: Mutex::default(),
             timeout,
             interactive,
         })
@@ -598,6 +601,15 @@ impl PermissionBroker {
             .ok()
             .and_then(|mut pending| pending.remove(request_id));
         sender.is_some_and(|sender| sender.send(answer).is_ok())
+    }
+
+    /// The tool and the offered grants of a request still waiting (for a front end that
+    /// confirms a grant itself before answering).
+    pub fn asked(&self, request_id: &str) -> Option<(String, Vec<PermissionGrant>)> {
+        self.asked
+            .lock()
+            .ok()
+            .and_then(|asked| asked.get(request_id).cloned())
     }
 
     /// Ids of the requests waiting for an answer.
@@ -634,6 +646,9 @@ impl PermissionBroker {
         if let Ok(mut pending) = self.pending.lock() {
             pending.insert(request_id.clone(), sender);
         }
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.insert(request_id.clone(), (tool.to_string(), grants.to_vec()));
+        }
         sink.emit(AgentEvent::PermissionRequest {
             request_id: request_id.clone(),
             tool_call_id: tool_call_id.to_string(),
@@ -652,6 +667,9 @@ impl PermissionBroker {
         };
         if let Ok(mut pending) = self.pending.lock() {
             pending.remove(&request_id);
+        }
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.remove(&request_id);
         }
         answer
     }

@@ -65,7 +65,8 @@ enum Command {
         max_steps: Option<u32>,
         /// Let a tool run without asking, e.g. `--allow file_write`, `--allow run_bash`
         /// (every command), `--allow "run_bash(git status)"` (commands starting with
-        /// those words; each part of a compound command must be allowed) or
+        /// those words; each part of a compound command must be allowed; never one
+        /// with an option that runs code, such as `git -c` or `find -exec`) or
         /// `--allow "run_bash(=make test)"` (exactly that command). Repeatable.
         #[arg(long = "allow", value_name = "RULE")]
         allow: Vec<String>,

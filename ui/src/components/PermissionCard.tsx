@@ -26,7 +26,7 @@ export function PermissionCard({ request, onAnswer }: Props) {
     onAnswer(request.requestId, decision, decision === "deny" ? reason.trim() || null : null, granting ? (picked?.rule ?? null) : null);
   };
   return (
-    <section className="permission-card" data-testid="permission-card" aria-label={t("permission.label", { tool: request.tool })}>
+    <section className="permission-card" data-testid="permission-card" data-request-id={request.requestId} aria-label={t("permission.label", { tool: request.tool })}>
       <p>
         <strong>{t("permission.allowTool", { tool: request.tool })}</strong> <span className="muted">{request.reason}</span>
       </p>

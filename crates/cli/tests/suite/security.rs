@@ -287,3 +287,168 @@ fn doctor_says_which_workspace_and_whether_the_shell_is_sandboxed() {
     assert!(stdout.contains("run_bash   "), "{stdout}");
     assert!(!stdout.contains(LLM_KEY), "{stdout}");
 }
+
+/// Runs `asterism` as the user would, from the project, with `args`.
+fn asterism(machine: &Machine, mock: Option<&MockLlm>, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_asterism"));
+    command
+        .args(args)
+        .current_dir(&machine.project)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &machine.home)
+        .env("ASTERISM_DATA_DIR", &machine.data)
+        .env("ASTERISM_KEYRING", "off")
+        .env("LLM_MODEL", "scripted-qwen")
+        .env("LLM_API_KEY", LLM_KEY);
+    if let Some(mock) = mock {
+        command.env("LLM_BASE_URL", mock.base_url());
+    }
+    command.output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_users_own_rules_hold_against_a_hostile_model() {
+    let machine = machine();
+    let plan = machine.project.join("plan.md");
+    let home = machine.home.display();
+    let data = machine.data.display();
+    // The user's stored rule, which bypass mode must still obey.
+    let added = asterism(
+        &machine,
+        None,
+        &["permissions", "add", "run_bash(rm)", "--decision", "deny"],
+    );
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let commands = [
+        ("wrapped_rm", "env nice /bin/rm plan.md".to_string()),
+        ("find_delete", "find . -name plan.md -delete".to_string()),
+        ("xargs_rm", "echo plan.md | xargs rm".to_string()),
+        ("ssh_key", format!("base64 {home}/.ssh/id_rsa")),
+        ("data", format!("grep -o . {data}/secrets.json")),
+        (
+            "hook",
+            "mkdir -p .git/hooks && echo 'touch pwned' > .git/hooks/pre-commit".into(),
+        ),
+        ("fine", "cat plan.md".into()),
+    ];
+    let calls = commands
+        .iter()
+        .map(|(id, command)| ScriptedToolCall::new(id, "run_bash", json!({"command": command})))
+        .collect();
+    let mock = MockLlm::start(Script {
+        turns: vec![
+            Turn {
+                tool_calls: calls,
+                ..Turn::default()
+            },
+            Turn {
+                text: Some("Done.".into()),
+                ..Turn::default()
+            },
+        ],
+        ..Script::default()
+    })
+    .await
+    .unwrap();
+    let output = asterism(
+        &machine,
+        Some(&mock),
+        &[
+            "ask",
+            "--json",
+            "--permission-mode",
+            "bypass",
+            "Tidy my project",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let first = results(&output);
+    let by_id = |id: &str| {
+        first
+            .iter()
+            .find(|(call, _, _)| call == id)
+            .cloned()
+            .unwrap()
+    };
+    for id in ["wrapped_rm", "find_delete", "xargs_rm"] {
+        let (_, text, is_error) = by_id(id);
+        assert!(
+            is_error && text.contains("run_bash(rm)"),
+            "{id} passed the deny rule: {text}"
+        );
+    }
+    assert!(plan.exists(), "plan.md was deleted");
+    for id in ["ssh_key", "data"] {
+        // Unreadable: no encoding of the key or the token comes back.
+        let (_, text, is_error) = by_id(id);
+        assert!(
+            is_error && text.contains("Permission denied"),
+            "{id}: {text}"
+        );
+        assert!(holds_a_secret(text.as_bytes()).is_none(), "{id}: {text}");
+    }
+    let (_, hook, _) = by_id("hook");
+    assert!(hook.contains("Asterism undid"), "{hook}");
+    assert!(!machine.project.join(".git/hooks/pre-commit").exists());
+    let (_, fine, is_error) = by_id("fine");
+    assert!(!is_error && fine.contains("TRGB distances"), "{fine}");
+    assert_no_leak(&machine, &output, &mock);
+
+    // A prefix the user allows covers what it says, not an option that runs code.
+    let mock = MockLlm::start(Script {
+        turns: vec![
+            Turn {
+                tool_calls: vec![
+                    ScriptedToolCall::new("listed", "run_bash", json!({"command": "ls -a"})),
+                    ScriptedToolCall::new(
+                        "exec",
+                        "run_bash",
+                        json!({"command": "find . -name plan.md -exec sh -c 'touch pwned' ;"}),
+                    ),
+                ],
+                ..Turn::default()
+            },
+            Turn {
+                text: Some("Done.".into()),
+                ..Turn::default()
+            },
+        ],
+        ..Script::default()
+    })
+    .await
+    .unwrap();
+    let output = asterism(
+        &machine,
+        Some(&mock),
+        &[
+            "ask",
+            "--json",
+            "--allow",
+            "run_bash(ls)",
+            "--allow",
+            "run_bash(find)",
+            "List it",
+        ],
+    );
+    let second = results(&output);
+    let by_id = |id: &str| {
+        second
+            .iter()
+            .find(|(call, _, _)| call == id)
+            .cloned()
+            .unwrap()
+    };
+    assert!(!by_id("listed").2, "{:?}", by_id("listed"));
+    let (_, exec, is_error) = by_id("exec");
+    assert!(is_error && exec.contains("not allowed"), "{exec}");
+    assert!(!machine.project.join("pwned").exists());
+}
