@@ -330,6 +330,8 @@ async fn the_users_own_rules_hold_against_a_hostile_model() {
         ("xargs_rm", "echo plan.md | xargs rm".to_string()),
         ("ssh_key", format!("base64 {home}/.ssh/id_rsa")),
         ("data", format!("grep -o . {data}/secrets.json")),
+        // Asterism's own environment holds the key: its /proc entry is out of reach.
+        ("parent_env", "base64 /proc/$PPID/environ".into()),
         (
             "hook",
             "mkdir -p .git/hooks && echo 'touch pwned' > .git/hooks/pre-commit".into(),
@@ -387,7 +389,7 @@ async fn the_users_own_rules_hold_against_a_hostile_model() {
         );
     }
     assert!(plan.exists(), "plan.md was deleted");
-    for id in ["ssh_key", "data"] {
+    for id in ["ssh_key", "data", "parent_env"] {
         // Unreadable: no encoding of the key or the token comes back.
         let (_, text, is_error) = by_id(id);
         assert!(
