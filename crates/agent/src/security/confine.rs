@@ -1,7 +1,8 @@
 //! The OS sandbox of `run_bash` on Linux. The shell starts from a thread confined by
 //! Landlock, so it and everything it starts may
-//! - **read** only the system's folders (`/usr`, `/bin`, `/lib*`, `/opt`, `/etc` but its
-//!   secret files, `/proc`, `/sys`, `/dev`), the workspace, its own temporary folder and
+//! - **read** only the system's folders (`/usr`, `/bin`, `/lib*`, `/opt`, `/sys`, `/etc`
+//!   but its secret files, a few files of `/proc` and devices of `/dev`; no other
+//!   process's `/proc/PID`), the workspace, its own temporary folder and
 //!   the folders the user added (`SHELL_READ`): the home folder outside the workspace
 //!   and Asterism's data folder are not there to read, whatever a command does with
 //!   them (`base64 ~/.ssh/id_rsa` fails; it is not scrubbed afterwards);
@@ -124,7 +125,7 @@ pub fn kill_session(leader: u32) -> usize {
 #[cfg(target_os = "linux")]
 mod imp {
     use std::collections::BTreeMap;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use landlock::{
         ABI, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -145,9 +146,12 @@ mod imp {
         "/dev/shm",
     ];
 
-    /// The system's folders, readable (those that exist). `/etc` is added entry by
-    /// entry, without [`ETC_SECRETS`].
-    const SYSTEM: [&str; 15] = [
+    /// The system's folders and files, readable (those that exist). `/etc` is added
+    /// entry by entry, without [`ETC_SECRETS`]. Not `/proc` as a whole: another
+    /// process's `/proc/PID/environ` and `cmdline` (Asterism's own, with its keys)
+    /// would be readable, as Landlock's ptrace scoping does not stop it on every kernel;
+    /// not `/dev` as a whole: a disk device read by root bypasses every path rule.
+    const SYSTEM: [&str; 24] = [
         "/usr",
         "/bin",
         "/sbin",
@@ -156,13 +160,22 @@ mod imp {
         "/lib64",
         "/libx32",
         "/opt",
-        "/proc",
         "/sys",
-        "/dev",
+        "/proc/cpuinfo",
+        "/proc/meminfo",
+        "/proc/stat",
+        "/proc/loadavg",
+        "/proc/uptime",
+        "/proc/version",
+        "/proc/filesystems",
+        "/proc/sys",
+        "/dev/random",
+        "/dev/urandom",
         "/nix/store",
         "/var/lib/texmf",
         "/var/cache/fontconfig",
         "/run/systemd/resolve",
+        "/etc/ssl/certs",
     ];
 
     /// What in `/etc` holds passwords, keys or network secrets.
@@ -195,12 +208,6 @@ mod imp {
                 if !ETC_SECRETS.iter().any(|secret| name == *secret) {
                     paths.push(entry.path());
                 }
-            }
-        }
-        // The public certificates only (curl and git need them when network is on).
-        for certs in ["/etc/ssl/certs", "/usr/share/ca-certificates"] {
-            if Path::new(certs).exists() {
-                paths.push(PathBuf::from(certs));
             }
         }
         paths

@@ -148,6 +148,9 @@ async fn secrets_outside_the_workspace_cannot_be_read_in_any_encoding() {
         format!("ln -s {} link.txt; base64 link.txt", outside.display()),
         format!("ls -a {}", scene.home.join(".ssh").display()),
         "base64 /etc/shadow; cat /etc/gshadow".into(),
+        // Asterism's own environment and command line, through /proc.
+        "base64 /proc/$PPID/environ".into(),
+        "base64 /proc/$PPID/cmdline".into(),
         format!("grep -r HOSTILE {} {data}", scene.home.display()),
         // The workspace stays readable to the commands the user allowed.
         "cat notes/plan.md".into(),
@@ -167,6 +170,14 @@ async fn secrets_outside_the_workspace_cannot_be_read_in_any_encoding() {
         assert!(
             found.is_empty(),
             "{command:?} gave away {found:?}: {output}"
+        );
+    }
+    for index in [commands.len() - 4, commands.len() - 3] {
+        let (output, is_error, _) = &results[&format!("c{index}")];
+        assert!(
+            *is_error && output.contains("Permission denied"),
+            "{:?}: {output}",
+            commands[index]
         );
     }
     let plan = &results[&format!("c{}", commands.len() - 1)];
