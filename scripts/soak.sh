@@ -33,10 +33,11 @@ export ASTERISM_DATA_DIR="$work/data" ASTERISM_KEYRING=off EMBEDDINGS=none
 db="$ASTERISM_DATA_DIR/asterism.db"
 # `asterism … &`: the background job execs the program, so $! is asterism's own pid.
 # `run …`: the same in the foreground (in a subshell, which the exec replaces).
-asterism() { exec "$bin/asterism" --workspace "$work" "$@"; }
+# (The workspace is a project folder of its own: one holding the data folder is refused.)
+asterism() { exec "$bin/asterism" --workspace "$work/project" "$@"; }
 run() { ( asterism "$@" ); }
 
-mkdir -p "$work/pdfs" "$work/shots"
+mkdir -p "$work/pdfs" "$work/shots" "$work/project"
 cp crates/testkit/fixtures/pdfs/*.pdf "$work/pdfs/"
 
 # What the database holds: messages (session, seq, digest of every column), papers

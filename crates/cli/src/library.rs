@@ -23,8 +23,9 @@ mod papers;
 #[derive(Subcommand)]
 pub enum LibraryCommand {
     /// Import PDFs (files and folders, recursively), and the libraries of other tools:
-    /// `.bib` files (JabRef, BibDesk, Zotero, Mendeley; with their linked PDFs) and
-    /// CSL-JSON. The originals are not touched.
+    /// a Zotero data folder (or its zotero.sqlite, read from a copy even while Zotero
+    /// runs), `.bib` files (JabRef, BibDesk, Zotero, Mendeley; with their linked PDFs)
+    /// and CSL-JSON. The originals are not touched.
     Import {
         #[arg(required = true)]
         paths: Vec<PathBuf>,

@@ -15,4 +15,5 @@ mod suite {
     mod security;
     mod sessions;
     mod upgrade;
+    mod zotero_import;
 }

@@ -14,6 +14,7 @@ pub mod objects;
 pub mod search;
 pub mod snippet;
 pub mod vectors;
+pub mod zotero;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

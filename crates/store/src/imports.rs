@@ -177,6 +177,27 @@ impl Store {
         )
     }
 
+    /// The paper that came from `origin` (a Zotero item, `zotero:<library>/<key>`).
+    pub async fn paper_by_origin(&self, origin: &str) -> Result<Option<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT o.paper_id FROM paper_origins o JOIN papers p ON p.id = o.paper_id
+             WHERE o.origin = ?",
+        )
+        .bind(origin)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// Records that `paper_id` came from `origin`.
+    pub async fn set_origin(&self, origin: &str, paper_id: &str) -> Result<()> {
+        sqlx::query("INSERT OR REPLACE INTO paper_origins (origin, paper_id) VALUES (?, ?)")
+            .bind(origin)
+            .bind(paper_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// A paper's citation key and BibTeX entry from the library it came from.
     pub async fn foreign_entry(&self, paper_id: &str) -> Result<(Option<String>, Option<String>)> {
         let row = sqlx::query("SELECT citekey, source_entry FROM papers WHERE id = ?")

@@ -595,6 +595,28 @@ impl Store {
         Ok(())
     }
 
+    /// Stores a note with a given id unless one with that id is there already (a note
+    /// brought from another library, imported again); true when it was added.
+    pub async fn add_note_once(&self, note: &Note) -> Result<bool> {
+        let now = crate::now_rfc3339();
+        let done = sqlx::query(
+            "INSERT OR IGNORE INTO notes (id, paper_id, page, quote, comment, color, rects, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&note.id)
+        .bind(&note.paper_id)
+        .bind(note.page)
+        .bind(&note.quote)
+        .bind(&note.comment)
+        .bind(&note.color)
+        .bind(note.rects.to_string())
+        .bind(&now)
+        .bind(&now)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// Stores a note; returns it.
     pub async fn add_note(&self, note: &Note) -> Result<Note> {
         let now = crate::now_rfc3339();

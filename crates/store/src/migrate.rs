@@ -70,6 +70,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "text_fingerprint",
         include_str!("../../../migrations/0014_text_fingerprint.sql"),
     ),
+    (
+        15,
+        "paper_origins",
+        include_str!("../../../migrations/0015_paper_origins.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -26,6 +26,36 @@ pub struct ForeignEntry {
     pub tags: Vec<String>,
     /// The BibTeX entry as it was read (none for CSL-JSON).
     pub entry: Option<String>,
+    /// Where it is in a library without citation keys (`zotero:<library>/<item key>`):
+    /// importing that library again finds the same paper by it.
+    pub origin: Option<String>,
+    /// Its notes and PDF annotations there.
+    pub notes: Vec<ForeignNote>,
+}
+
+/// A note or a PDF annotation brought from another library.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ForeignNote {
+    /// Stable across imports (`zotero:<library>/<key>`), so it is added once.
+    pub id: String,
+    /// 1-based page of a PDF annotation.
+    pub page: Option<i64>,
+    /// The highlighted text.
+    pub quote: Option<String>,
+    /// The note itself, Markdown.
+    pub comment: String,
+    pub color: Option<String>,
+}
+
+impl ForeignEntry {
+    /// How the entry is named in the import's report: its key, else its origin.
+    pub fn label(&self) -> &str {
+        if self.key.is_empty() {
+            self.origin.as_deref().unwrap_or_default()
+        } else {
+            &self.key
+        }
+    }
 }
 
 /// Why a library file could not be read.
@@ -152,6 +182,8 @@ fn bib_entry(entry: &Entry, base: &Path) -> ForeignEntry {
     let mut tags = record.keywords.clone();
     tags.extend(split_list(field(entry, "mendeley-tags").as_deref()));
     ForeignEntry {
+        origin: None,
+        notes: Vec::new(),
         key: entry.key.clone(),
         record,
         files,
@@ -197,6 +229,16 @@ fn arxiv_of_url(url: &str) -> Option<String> {
             .to_string(),
     )
     .filter(|id| !id.is_empty())
+}
+
+/// An arXiv id in a URL or a text (`arXiv: 1907.05922`, `10.48550/arXiv.1907.05922`).
+pub(crate) fn arxiv_in(text: &str) -> Option<String> {
+    arxiv_of_url(text).or_else(|| arxiv_in_text(text))
+}
+
+/// The ADS bibcode of an ADS abstract URL.
+pub(crate) fn bibcode_in_url(url: &str) -> Option<String> {
+    bibcode_of_url(url)
 }
 
 fn arxiv_in_text(text: &str) -> Option<String> {
@@ -431,6 +473,8 @@ fn csl_entry(item: &serde_json::Value, base: &Path) -> ForeignEntry {
         }
     }
     ForeignEntry {
+        origin: None,
+        notes: Vec::new(),
         key: text("id")
             .or_else(|| text("citation-key"))
             .unwrap_or_default(),

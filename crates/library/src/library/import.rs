@@ -148,7 +148,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
 pub fn collect_files(paths: &[PathBuf]) -> Vec<Result<PathBuf, ImportItem>> {
     let mut files = Vec::new();
     for path in paths {
-        if path.is_dir() {
+        // A Zotero data folder is its database (its storage/ is reached from there).
+        if let Some(database) = crate::library::zotero::zotero_database(path) {
+            files.push(Ok(database));
+        } else if path.is_dir() {
             let mut found: Vec<PathBuf> = ignore::WalkBuilder::new(path)
                 .git_ignore(false)
                 .git_exclude(false)
@@ -180,7 +183,7 @@ impl Importer {
     pub async fn import(&self, paths: &[PathBuf], progress: ImportProgress<'_>) -> Vec<ImportItem> {
         let files = collect_files(paths);
         let mut items = Vec::with_capacity(files.len());
-        let units = expand_libraries(files);
+        let units = expand_libraries(files).await;
         let total = units.len();
         for (done, unit) in units.into_iter().enumerate() {
             let item = match unit {
@@ -190,7 +193,7 @@ impl Importer {
                     resumed: false,
                 },
                 Unit::Entry(source, entry) => ImportItem {
-                    path: format!("{}#{}", source.display(), entry.key),
+                    path: format!("{}#{}", source.display(), entry.label()),
                     outcome: self
                         .import_entry(&entry)
                         .await
@@ -210,10 +213,17 @@ impl Importer {
     /// that exists; then its key, entry, collections and tags. An entry already here (by
     /// bibcode, arXiv id, DOI, file hash or citation key) gains what it brings.
     pub async fn import_entry(&self, entry: &ForeignEntry) -> Result<ImportOutcome, String> {
-        let mut into = match entry.key.as_str() {
-            "" => None,
-            key => self.store.paper_by_citekey(key).await.map_err(storage)?,
+        let mut into = match entry.origin.as_deref() {
+            Some(origin) => self.store.paper_by_origin(origin).await.map_err(storage)?,
+            None => None,
         };
+        if into.is_none() && !entry.key.is_empty() {
+            into = self
+                .store
+                .paper_by_citekey(&entry.key)
+                .await
+                .map_err(storage)?;
+        }
         let mut outcome = None;
         for file in &entry.files {
             let bytes = tokio::fs::read(file)
@@ -250,12 +260,33 @@ impl Importer {
         Ok(outcome)
     }
 
-    /// The entry's key, text, collections and tags, on its paper.
+    /// The entry's key, text, origin, collections, tags and notes, on its paper.
     async fn keep_entry(&self, paper_id: &str, entry: &ForeignEntry) -> Result<(), String> {
         self.store
             .set_foreign_entry(paper_id, &entry.key, entry.entry.as_deref())
             .await
             .map_err(storage)?;
+        if let Some(origin) = &entry.origin {
+            self.store
+                .set_origin(origin, paper_id)
+                .await
+                .map_err(storage)?;
+        }
+        for note in &entry.notes {
+            let note = asterism_store::Note {
+                id: note.id.clone(),
+                paper_id: Some(paper_id.to_string()),
+                paper_label: None,
+                page: note.page,
+                quote: note.quote.clone(),
+                comment: note.comment.clone(),
+                color: note.color.clone(),
+                rects: serde_json::json!([]),
+                created_at: String::new(),
+                updated_at: String::new(),
+            };
+            self.store.add_note_once(&note).await.map_err(storage)?;
+        }
         for collection in &entry.collections {
             self.store
                 .add_to_collection(paper_id, collection)
@@ -581,13 +612,20 @@ enum Unit {
     Done(ImportItem),
 }
 
-/// The files, with each `.bib` and CSL-JSON file replaced by its entries (one that
-/// cannot be read is reported once, as failed).
-fn expand_libraries(files: Vec<Result<PathBuf, ImportItem>>) -> Vec<Unit> {
+/// The files, with each `.bib`, CSL-JSON file and Zotero database replaced by its
+/// entries (one that cannot be read is reported once, as failed).
+async fn expand_libraries(files: Vec<Result<PathBuf, ImportItem>>) -> Vec<Unit> {
     let mut units = Vec::with_capacity(files.len());
     for file in files {
-        match file {
-            Ok(path) if is_foreign_library(&path) => match read_library(&path) {
+        let read = match &file {
+            Ok(path) if crate::library::zotero::zotero_database(path).is_some() => {
+                Some(crate::library::zotero::read_zotero(path).await)
+            }
+            Ok(path) if is_foreign_library(path) => Some(read_library(path)),
+            _ => None,
+        };
+        match (file, read) {
+            (Ok(path), Some(read)) => match read {
                 Ok(entries) => units.extend(
                     entries
                         .into_iter()
@@ -601,8 +639,8 @@ fn expand_libraries(files: Vec<Result<PathBuf, ImportItem>>) -> Vec<Unit> {
                     resumed: false,
                 })),
             },
-            Ok(path) => units.push(Unit::Pdf(path)),
-            Err(item) => units.push(Unit::Done(item)),
+            (Ok(path), None) => units.push(Unit::Pdf(path)),
+            (Err(item), _) => units.push(Unit::Done(item)),
         }
     }
     units
