@@ -116,6 +116,21 @@ pub enum LibraryCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The whole library or one collection for other tools: BibTeX (as `export-bib`)
+    /// or CSL-JSON (Zotero, Better BibTeX, pandoc), which `library import` reads back.
+    Export {
+        /// bibtex or csl-json.
+        #[arg(long, default_value = "bibtex", value_parser = ["bibtex", "csl-json"])]
+        format: String,
+        #[arg(long)]
+        collection: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// BibTeX only: name each paper's stored PDFs (`file = {:/path:PDF}`).
+        #[arg(long)]
+        with_files: bool,
+    },
     /// BibTeX for the whole library or one collection.
     ExportBib {
         #[arg(long)]
@@ -642,7 +657,19 @@ async fn run_with(services: &Services, command: LibraryCommand) -> anyhow::Resul
         LibraryCommand::Near { name, radius, json } => {
             objects::near(services, &name, &radius, json).await
         }
-        LibraryCommand::ExportBib {
+        LibraryCommand::Export {
+            format,
+            collection,
+            out,
+            ..
+        } if format == "csl-json" => papers::export_csl_json(services, collection, out).await,
+        LibraryCommand::Export {
+            collection,
+            out,
+            with_files,
+            ..
+        }
+        | LibraryCommand::ExportBib {
             collection,
             out,
             with_files,

@@ -177,6 +177,49 @@ impl Library {
         retriever.search(query, filter, k).await
     }
 
+    /// CSL-JSON (what Zotero, Better BibTeX and pandoc read) for the whole library or
+    /// one collection: one item per paper, keyed by its citation key (the one it came
+    /// with, else `{family}{year}{word}`, made unique), its tags as `keyword`, the ADS
+    /// page as `URL` and `arXiv: ID` in `note`, so `library import` reads it back whole.
+    pub async fn csl_json(
+        &self,
+        collection: Option<String>,
+    ) -> Result<(String, usize), StoreError> {
+        let filter = PaperFilter {
+            collection,
+            ..PaperFilter::default()
+        };
+        let mut items = Vec::new();
+        let mut keys = std::collections::HashSet::new();
+        for paper in self.store.library_papers(&filter).await? {
+            let Some(record) = self.store.paper_record(&paper.id).await? else {
+                continue;
+            };
+            let key = match self.store.foreign_entry(&paper.id).await?.0 {
+                Some(key) => key,
+                None => crate::papers::bibtex::citation_key(
+                    record.authors.first().map(String::as_str),
+                    record.year,
+                    &record.title,
+                ),
+            };
+            let mut unique = key.clone();
+            let mut suffix = b'a';
+            while !keys.insert(unique.clone()) && suffix <= b'z' {
+                unique = format!("{key}{}", suffix as char);
+                suffix += 1;
+            }
+            items.push(crate::library::foreign::csl_item(
+                &record,
+                &unique,
+                &paper.tags,
+            ));
+        }
+        let count = items.len();
+        let text = serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".into());
+        Ok((text + "\n", count))
+    }
+
     /// BibTeX for the whole library or one collection: one entry per paper (the entry it
     /// was imported with from a `.bib` file, with its key and every field; else ADS's
     /// where ADS answers, a local one otherwise), and notes saying which. `with_files`:

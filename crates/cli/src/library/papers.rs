@@ -244,6 +244,23 @@ pub(super) async fn tag(services: &Services, id: &str, tag: &str) -> anyhow::Res
     Ok(ExitCode::SUCCESS)
 }
 
+/// `library export --format csl-json [--collection C] [--out FILE]`.
+pub(super) async fn export_csl_json(
+    services: &Services,
+    collection: Option<String>,
+    out: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let (text, items) = services.library.csl_json(collection).await?;
+    match out {
+        Some(path) => {
+            std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("{items} items written to {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `library export-bib [--collection C] [--out FILE]`.
 pub(super) async fn export_bib(
     services: &Services,

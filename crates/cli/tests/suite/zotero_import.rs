@@ -13,13 +13,17 @@ use sha2::Digest;
 use sqlx::{Connection, Executor, SqliteConnection};
 
 fn asterism(home: &Path, args: &[&str]) -> Output {
+    asterism_in(home, "data", args)
+}
+
+fn asterism_in(home: &Path, data: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_asterism"))
         .args(args)
         .current_dir(home)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", home)
-        .env("ASTERISM_DATA_DIR", home.join("data"))
+        .env("ASTERISM_DATA_DIR", home.join(data))
         .env("ASTERISM_KEYRING", "off")
         .env("EMBEDDINGS", "none")
         .env("SESAME_URL", "http://127.0.0.1:9/sesame")
@@ -203,4 +207,44 @@ async fn a_zotero_data_folder_comes_in_whole_and_twice_is_once() {
     let show = json(&asterism(home, &["library", "show", id, "--json"]));
     assert_eq!(show["notes"].as_array().unwrap().len(), 2);
     zotero.close().await.unwrap();
+
+    // Out as CSL-JSON, into a new data folder: the same papers and what describes them.
+    let exported = asterism(
+        home,
+        &[
+            "library",
+            "export",
+            "--format",
+            "csl-json",
+            "--out",
+            "library.json",
+        ],
+    );
+    assert!(exported.status.success(), "{exported:?}");
+    let imported = asterism_in(
+        home,
+        "copy",
+        &[
+            "library",
+            "import",
+            "--offline",
+            "--no-index",
+            "library.json",
+        ],
+    );
+    assert!(imported.status.success(), "{imported:?}");
+    let copied: Vec<Value> = serde_json::from_value(json(&asterism_in(
+        home,
+        "copy",
+        &["library", "list", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(copied.len(), 5, "{copied:#?}");
+    for paper in &papers {
+        let title = paper["title"].as_str().unwrap();
+        let copy = by_title(&copied, title);
+        for field in ["authors", "year", "doi", "arxivId", "bibcode", "tags"] {
+            assert_eq!(copy[field], paper[field], "{title}: {field}");
+        }
+    }
 }

@@ -408,6 +408,85 @@ pub fn read_csl_json(text: &str, base: &Path) -> Result<Vec<ForeignEntry>, Forei
     Ok(items.iter().map(|item| csl_entry(item, base)).collect())
 }
 
+/// A paper as a CSL-JSON item (the reverse of [`read_csl_json`]).
+pub fn csl_item(record: &PaperRecord, key: &str, tags: &[String]) -> serde_json::Value {
+    let mut item = serde_json::Map::new();
+    let mut put = |name: &str, value: serde_json::Value| {
+        item.insert(name.to_string(), value);
+    };
+    put("id", key.into());
+    let preprint = record.journal.is_none()
+        || record
+            .journal
+            .as_deref()
+            .is_some_and(|journal| journal.to_lowercase().contains("arxiv"));
+    put(
+        "type",
+        if preprint {
+            "article"
+        } else {
+            "article-journal"
+        }
+        .into(),
+    );
+    put("title", record.title.clone().into());
+    let authors: Vec<serde_json::Value> = record
+        .authors
+        .iter()
+        .map(|author| match author.split_once(',') {
+            Some((family, given)) => {
+                serde_json::json!({"family": family.trim(), "given": given.trim()})
+            }
+            None => serde_json::json!({"literal": author}),
+        })
+        .collect();
+    put("author", authors.into());
+    let date: Vec<i64> = record
+        .published
+        .as_deref()
+        .map(|date| {
+            date.split('-')
+                .filter_map(|part| part.parse::<i64>().ok())
+                .filter(|part| *part > 0)
+                .take(3)
+                .collect()
+        })
+        .filter(|parts: &Vec<i64>| !parts.is_empty())
+        .or_else(|| record.year.map(|year| vec![i64::from(year)]))
+        .unwrap_or_default();
+    if !date.is_empty() {
+        put("issued", serde_json::json!({"date-parts": [date]}));
+    }
+    for (name, value) in [
+        ("container-title", &record.journal),
+        ("volume", &record.volume),
+        ("page", &record.page),
+        ("DOI", &record.doi),
+        ("abstract", &record.abstract_text),
+    ] {
+        if let Some(value) = value {
+            put(name, value.clone().into());
+        }
+    }
+    let url = match (&record.bibcode, &record.arxiv_id) {
+        (Some(bibcode), _) => Some(format!(
+            "https://ui.adsabs.harvard.edu/abs/{bibcode}/abstract"
+        )),
+        (None, Some(arxiv)) => Some(format!("https://arxiv.org/abs/{arxiv}")),
+        _ => None,
+    };
+    if let Some(url) = url {
+        put("URL", url.into());
+    }
+    if let Some(arxiv) = &record.arxiv_id {
+        put("note", format!("arXiv: {arxiv}").into());
+    }
+    if !tags.is_empty() {
+        put("keyword", tags.join(", ").into());
+    }
+    serde_json::Value::Object(item)
+}
+
 fn csl_entry(item: &serde_json::Value, base: &Path) -> ForeignEntry {
     let text = |name: &str| {
         item.get(name)
