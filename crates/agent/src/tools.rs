@@ -3,6 +3,7 @@
 mod ask_user;
 mod background;
 mod bibtex;
+mod citation_graph;
 mod compress_context;
 mod download_paper;
 pub mod filesystem;
@@ -24,6 +25,7 @@ mod todo_write;
 pub use ask_user::AskUserTool;
 pub use background::{BgTaskCheckTool, BgTaskRunTool};
 pub use bibtex::BibtexTool;
+pub use citation_graph::CitationGraphTool;
 pub use compress_context::CompressContextTool;
 pub use download_paper::DownloadPaperTool;
 pub use filesystem::{
@@ -62,6 +64,7 @@ pub(crate) fn add_base_tools(registry: &mut ToolRegistry) {
     registry.add_tool(Arc::new(FileEditTool));
     // Astronomy.
     registry.add_tool(Arc::new(SearchPapersTool));
+    registry.add_tool(Arc::new(CitationGraphTool));
     registry.add_tool(Arc::new(GetPaperMetadataTool));
     registry.add_tool(Arc::new(DownloadPaperTool));
     registry.add_tool(Arc::new(ParsePaperTool));

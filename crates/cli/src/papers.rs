@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use asterism_agent::{Services, Settings, bootstrap};
 use asterism_library::papers::bibtex;
+use asterism_library::papers::graph::Link;
 use asterism_library::parse;
 use asterism_protocol::PaperRecord;
 use clap::Subcommand;
@@ -54,6 +55,31 @@ pub enum PapersCommand {
         pages: Option<String>,
         #[arg(long)]
         section: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The papers citing a paper (a library id, bibcode, arXiv id or DOI), from ADS,
+    /// newest first, each marked when it is in the library.
+    Citations {
+        id: String,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The papers a paper cites, from ADS, each marked when it is in the library.
+    References {
+        id: String,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The papers ADS finds similar to a paper, most similar first.
+    Similar {
+        id: String,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
         #[arg(long)]
         json: bool,
     },
@@ -186,7 +212,50 @@ pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<
             json,
         } => content(services, &id, pages, section, json).await,
         PapersCommand::Bibtex { ids, json } => bibtex_entries(services, &ids, json).await,
+        PapersCommand::Citations { id, limit, json } => {
+            neighbours(services, &id, Link::Citations, limit, json).await
+        }
+        PapersCommand::References { id, limit, json } => {
+            neighbours(services, &id, Link::References, limit, json).await
+        }
+        PapersCommand::Similar { id, limit, json } => {
+            neighbours(services, &id, Link::Similar, limit, json).await
+        }
     }
+}
+
+/// `papers citations|references|similar ID`: the neighbours ADS knows, with library marks.
+async fn neighbours(
+    services: &Services,
+    id: &str,
+    link: Link,
+    limit: u32,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let found = match services.papers.neighbours(id, link, limit).await {
+        Ok(found) => found,
+        Err(error) => return fail(error),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (index, paper) in found.papers.iter().enumerate() {
+        println!("{}", line(index + 1, paper));
+    }
+    let in_library = found.papers.iter().filter(|p| p.local.in_library).count();
+    let what = match link {
+        Link::Citations => "papers cite",
+        Link::References => "references of",
+        Link::Similar => "papers similar to",
+    };
+    eprintln!(
+        "{} {what} {} in ADS; {} shown, {in_library} of them in your library",
+        found.num_found,
+        found.bibcode,
+        found.papers.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `papers search`: ADS and arXiv merged; exit 1 when every service failed.

@@ -1,6 +1,7 @@
 //! Papers: search across ADS and arXiv, merged into one list; metadata by any id.
 
 pub mod bibtex;
+pub mod graph;
 mod merge;
 mod search;
 

@@ -230,6 +230,15 @@ pub fn ads_routes() -> Vec<Route> {
             ads_envelope("ads/doc_emcee_all_fields_adsabs_rs.json"),
         )
         .with_query_containing("1202.3665"),
+        // The papers 1998ApJ...509..678G cites (bibcodes only, as recorded).
+        Route::new(
+            "/search/query",
+            RouteResponse::file(
+                json,
+                "ads/search_query_references_1998ApJ509_678G_reserialized.json",
+            ),
+        )
+        .with_query_containing("references(bibcode:1998ApJ...509..678G)"),
         // A search that mentions "quota" is answered near the end of the day's quota.
         Route::new(
             "/search/query",

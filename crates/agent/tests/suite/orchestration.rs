@@ -599,7 +599,8 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
     let dir = tempfile::tempdir().unwrap();
     let team = asterism_agent::team::TeamManager::new(dir.path());
     let base = ToolRegistry::new();
-    // The seed's 19 base tools plus bibtex and search_library_by_object; save_memory and request_permission are
+    // The seed's 19 base tools plus bibtex, search_library_by_object and citation_graph;
+    // save_memory and request_permission are
     // added by the runtime.
     assert_eq!(ToolRegistry::empty().len(), 0);
     assert_eq!(
@@ -607,6 +608,7 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
         [
             "ask_user",
             "bibtex",
+            "citation_graph",
             "compress_context",
             "download_paper",
             "file_edit",
@@ -628,7 +630,7 @@ fn registry_factories_match_the_seed_and_definitions_are_sorted() {
             "todo_write"
         ]
     );
-    assert_eq!(base.len(), 19 + 2);
+    assert_eq!(base.len(), 19 + 3);
     let with_queue = ToolRegistry::new_with_queue(queue.clone());
     assert_eq!(with_queue.len(), base.len() + 2);
     assert!(with_queue.get("bg_task_run").is_some() && with_queue.get("bg_task_check").is_some());

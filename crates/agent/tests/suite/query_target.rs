@@ -88,6 +88,7 @@ async fn where_is_ngc_4258_streams_calls_sesame_answers_and_replays() {
         [
             "ask_user",
             "bibtex",
+            "citation_graph",
             "compress_context",
             "download_paper",
             "file_edit",

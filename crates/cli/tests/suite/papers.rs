@@ -132,3 +132,75 @@ async fn memories_are_listed_and_deleted() {
     assert!(!memories(&["delete", &id.to_string()]).status.success());
     assert!(stdout(&memories(&["list"])).contains("no memories yet"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn citations_and_references_come_from_ads_with_library_marks() {
+    let server = FixtureServer::start(all_routes()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| papers(dir.path(), &server, args);
+
+    // The recorded answer: 27 references, the first page of 10 (bibcodes only).
+    let references = run(&["references", "1998ApJ...509..678G", "--json"]);
+    assert!(references.status.success(), "{references:?}");
+    let references: Value = serde_json::from_slice(&references.stdout).unwrap();
+    assert_eq!(references["bibcode"], "1998ApJ...509..678G");
+    assert_eq!(references["link"], "references");
+    assert_eq!(references["numFound"], 27);
+    let bibcodes: Vec<&str> = references["papers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|paper| paper["bibcode"].as_str().unwrap())
+        .collect();
+    assert_eq!(bibcodes.len(), 10, "a page repeated is not counted twice");
+    assert_eq!(bibcodes[0], "1987gady.book.....B");
+
+    // One citing paper is in the library already: it is marked so.
+    let citations = run(&["citations", "1998ApJ...509..678G", "--json"]);
+    let citations: Value = serde_json::from_slice(&citations.stdout).unwrap();
+    let first = citations["papers"][0].clone();
+    let bibcode = first["bibcode"].as_str().unwrap().to_string();
+    let csl = dir.path().join("mine.json");
+    std::fs::write(
+        &csl,
+        serde_json::json!([{
+            "id": "mine", "type": "article-journal", "title": first["title"],
+            "URL": format!("https://ui.adsabs.harvard.edu/abs/{bibcode}/abstract")
+        }])
+        .to_string(),
+    )
+    .unwrap();
+    let imported = std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+        .args(["library", "import", "--offline", "--no-index"])
+        .arg(&csl)
+        .env("ASTERISM_DATA_DIR", dir.path().join("data"))
+        .env("HOME", dir.path())
+        .env("EMBEDDINGS", "none")
+        .output()
+        .unwrap();
+    assert!(imported.status.success(), "{imported:?}");
+    let listed = run(&["citations", "1998ApJ...509..678G", "--limit", "3"]);
+    assert!(listed.status.success(), "{listed:?}");
+    let text = stdout(&listed);
+    assert!(text.starts_with(" 1. "), "{text}");
+    assert!(!text.contains(" 4. "), "--limit 3: {text}");
+    let first_entry = text.split("\n 2. ").next().unwrap();
+    assert!(first_entry.contains("[library]"), "{text}");
+    let said = String::from_utf8_lossy(&listed.stderr);
+    assert!(
+        said.contains("3 shown, 1 of them in your library"),
+        "{said}"
+    );
+
+    // Without a token there is nothing to ask: a clear error.
+    let no_token = std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+        .args(["papers", "citations", "1998ApJ...509..678G"])
+        .env_clear()
+        .env("ASTERISM_DATA_DIR", dir.path().join("data"))
+        .env("HOME", dir.path())
+        .env("ADS_API_URL", format!("{}/ads", server.url()))
+        .output()
+        .unwrap();
+    assert_eq!(no_token.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no_token.stderr).contains("ADS_API_TOKEN"));
+}

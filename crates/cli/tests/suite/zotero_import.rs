@@ -248,3 +248,41 @@ async fn a_zotero_data_folder_comes_in_whole_and_twice_is_once() {
         }
     }
 }
+
+/// Zotero 5 has no annotations table (PDF annotations came with Zotero 6), and a database
+/// may carry only the plain type and field tables: both still read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zotero_5_database_reads_too() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let (folder, mut zotero) = zotero_folder(home).await;
+    zotero
+        .execute(
+            "PRAGMA wal_checkpoint(TRUNCATE);
+             DROP TABLE itemAnnotations;
+             ALTER TABLE fieldsCombined RENAME TO fields;
+             ALTER TABLE itemTypesCombined RENAME TO itemTypes;",
+        )
+        .await
+        .unwrap();
+    zotero.close().await.unwrap();
+    let folder_arg = folder.join("zotero.sqlite").display().to_string();
+    let output = asterism(
+        home,
+        &["library", "import", "--offline", "--no-index", &folder_arg],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let papers: Vec<Value> =
+        serde_json::from_value(json(&asterism(home, &["library", "list", "--json"]))).unwrap();
+    assert_eq!(papers.len(), 5, "{papers:#?}");
+    let celerite = by_title(&papers, "Gaussian process modeling");
+    assert_eq!(celerite["year"], 2017);
+    assert_eq!(celerite["collections"], serde_json::json!(["Methods"]));
+    let id = celerite["id"].as_str().unwrap();
+    let show = json(&asterism(home, &["library", "show", id, "--json"]));
+    assert_eq!(
+        show["notes"].as_array().unwrap().len(),
+        1,
+        "the child note only"
+    );
+}

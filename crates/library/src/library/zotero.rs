@@ -467,7 +467,7 @@ impl Work {
             title: field("title").unwrap_or_default(),
             authors: self.creators.clone(),
             year: field("date").and_then(|date| year_of(&date)),
-            published: field("date"),
+            published: field("date").and_then(|date| iso_date(&date)),
             journal: field("publicationTitle")
                 .or_else(|| field("proceedingsTitle"))
                 .or_else(|| field("repository")),
@@ -503,7 +503,22 @@ fn extra_value(extra: &str, name: &str) -> Option<String> {
     })
 }
 
-/// The year of a Zotero date (`2019-07-15`, `July 2019`, `2019`).
+/// The ISO part of a date as Zotero stores it (`2019-07-15 July 15, 2019`,
+/// `2017-12-00 December 2017`: the parsed date, zeros where unknown, then the text as
+/// entered); `None` when there is no year.
+fn iso_date(date: &str) -> Option<String> {
+    let first = date.split_whitespace().next()?;
+    let parts: Vec<&str> = first.split('-').collect();
+    let valid = parts.len() == 3
+        && parts[0].len() == 4
+        && parts
+            .iter()
+            .all(|part| part.chars().all(|c| c.is_ascii_digit()))
+        && parts[0] != "0000";
+    valid.then(|| first.to_string())
+}
+
+/// The year of a Zotero date (`2019-07-15 2019-07-15`, `July 2019`, `2019`).
 fn year_of(date: &str) -> Option<i32> {
     regex::Regex::new(r"\b(1[6-9]\d\d|2[01]\d\d)\b")
         .ok()?
