@@ -599,22 +599,10 @@ impl Store {
     /// brought from another library, imported again); true when it was added.
     pub async fn add_note_once(&self, note: &Note) -> Result<bool> {
         let now = crate::now_rfc3339();
-        let done = sqlx::query(
-            "INSERT OR IGNORE INTO notes (id, paper_id, page, quote, comment, color, rects, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&note.id)
-        .bind(&note.paper_id)
-        .bind(note.page)
-        .bind(&note.quote)
-        .bind(&note.comment)
-        .bind(&note.color)
-        .bind(note.rects.to_string())
-        .bind(&now)
-        .bind(&now)
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected() > 0)
+        Ok(self
+            .insert_note("INSERT OR IGNORE", &note.id, note, &now)
+            .await?
+            > 0)
     }
 
     /// Stores a note; returns it.
@@ -625,27 +613,40 @@ impl Store {
         } else {
             note.id.clone()
         };
-        sqlx::query(
-            "INSERT INTO notes (id, paper_id, page, quote, comment, color, rects, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(&note.paper_id)
-        .bind(note.page)
-        .bind(&note.quote)
-        .bind(&note.comment)
-        .bind(&note.color)
-        .bind(note.rects.to_string())
-        .bind(&now)
-        .bind(&now)
-        .execute(&self.pool)
-        .await?;
+        self.insert_note("INSERT", &id, note, &now).await?;
         Ok(Note {
             id,
             created_at: now.clone(),
             updated_at: now,
             ..note.clone()
         })
+    }
+
+    /// One note row under `id`, created and updated `now`; the rows written.
+    async fn insert_note(
+        &self,
+        verb: &'static str,
+        id: &str,
+        note: &Note,
+        now: &str,
+    ) -> Result<u64> {
+        let sql = format!(
+            "{verb} INTO notes (id, paper_id, page, quote, comment, color, rects, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        );
+        let done = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(&note.paper_id)
+            .bind(note.page)
+            .bind(&note.quote)
+            .bind(&note.comment)
+            .bind(&note.color)
+            .bind(note.rects.to_string())
+            .bind(now)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
     }
 
     /// Notes of a paper by page, or every note (newest first) with `None`.

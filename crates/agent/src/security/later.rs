@@ -142,9 +142,18 @@ impl Snapshot {
     }
 
     fn put_back(&self, path: &Path, saved: &Saved) -> bool {
+        // A folder deleted on the way is made again, but only below a folder that is
+        // still inside the workspace (never through a link leading out).
         if let Some(parent) = path.parent()
             && !parent.exists()
         {
+            let existing = parent.ancestors().find(|folder| folder.exists());
+            let inside = existing
+                .and_then(|folder| folder.canonicalize().ok())
+                .is_some_and(|folder| folder.starts_with(&self.root));
+            if !inside {
+                return false;
+            }
             let _ = std::fs::create_dir_all(parent);
         }
         if !self.inside(path) {
