@@ -77,6 +77,12 @@ pub struct Settings {
     /// Folders outside the workspace `run_bash` may read (`SHELL_READ`, `:`-separated;
     /// those that are the home folder, hold it or the data folder are left out).
     pub shell_read: Vec<PathBuf>,
+    /// The arXiv categories `news` lists (`NEWS_CATEGORIES`).
+    pub news_categories: Vec<String>,
+    /// Authors `news` ranks up (`NEWS_AUTHORS`, `;`-separated).
+    pub news_authors: Vec<String>,
+    /// How many new papers `news` shows.
+    pub news_limit: usize,
     /// Where each value came from, by variable name (`environment`, a file, `default`).
     pub sources: HashMap<&'static str, String>,
 }
@@ -307,6 +313,23 @@ impl Settings {
                 value: cache_days_text,
                 origin: String::new(),
             })?;
+        let news_limit_text = value("NEWS_LIMIT");
+        let news_limit = news_limit_text
+            .parse::<usize>()
+            .ok()
+            .filter(|limit| *limit > 0)
+            .ok_or(SettingsError::BadValue {
+                name: "NEWS_LIMIT",
+                expected: "a positive whole number",
+                value: news_limit_text,
+                origin: String::new(),
+            })?;
+        let split = |text: String, separator: char| -> Vec<String> {
+            text.split(separator)
+                .map(|part| part.trim().to_string())
+                .filter(|part| !part.is_empty())
+                .collect()
+        };
         let mut settings = Settings {
             data_dir,
             llm_base_url: value("LLM_BASE_URL"),
@@ -338,6 +361,9 @@ impl Settings {
             workspace_problem,
             shell_network,
             shell_read,
+            news_categories: split(value("NEWS_CATEGORIES"), ','),
+            news_authors: split(value("NEWS_AUTHORS"), ';'),
+            news_limit,
             sources: HashMap::new(),
         };
         settings.sources = sources;
@@ -476,6 +502,9 @@ impl Settings {
                 "SHELL_READ" => std::env::join_paths(&self.shell_read)
                     .map(|joined| joined.to_string_lossy().into_owned())
                     .unwrap_or_default(),
+                "NEWS_CATEGORIES" => self.news_categories.join(","),
+                "NEWS_AUTHORS" => self.news_authors.join("; "),
+                "NEWS_LIMIT" => self.news_limit.to_string(),
                 "TARGET_CACHE_DAYS" => {
                     format!("{}", self.target_cache_max_age.as_secs_f64() / 86_400.0)
                 }

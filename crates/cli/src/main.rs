@@ -4,6 +4,7 @@ mod doctor;
 mod library;
 mod mcp;
 mod memories;
+mod news;
 mod papers;
 mod permissions;
 mod prompt;
@@ -88,6 +89,8 @@ enum Command {
     },
     /// Check the configuration, the database and which services answer.
     Doctor,
+    /// New arXiv submissions ranked for your library, with the reasons (once a day).
+    News(news::NewsArgs),
     /// Papers from NASA ADS and arXiv.
     Papers {
         #[command(subcommand)]
@@ -230,6 +233,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor => doctor::run(&settings).await,
         Command::Permissions { command } => permissions::run(&settings, command).await,
         Command::Papers { command } => papers::run(&settings, command).await,
+        Command::News(args) => news::run(&settings, args).await,
         Command::Memories { command } => memories::run(&settings, command).await,
         Command::Mcp { command } => mcp::run(&settings, command).await,
         Command::Skills { command } => skills::run(&settings, command),

@@ -92,7 +92,7 @@ pub enum PapersCommand {
     },
 }
 
-fn line(index: usize, paper: &PaperRecord) -> String {
+pub(crate) fn line(index: usize, paper: &PaperRecord) -> String {
     let first = paper
         .authors
         .first()

@@ -10,6 +10,7 @@ mod suite {
     mod interrupted_import;
     mod library_cli;
     mod mcp;
+    mod news;
     mod papers;
     mod robust;
     mod security;

@@ -4,6 +4,7 @@
 pub mod download;
 pub mod http;
 pub mod library;
+pub mod news;
 pub mod papers;
 pub mod parse;
 pub mod parts;

@@ -264,8 +264,8 @@ pub fn ads_routes() -> Vec<Route> {
 }
 
 /// The recorded arXiv feeds: id lookups (astro-ph/0601001, 1111.2011, two ids with one
-/// missing), the "abc" error feed (HTTP 400), the empty feed, and a 10-entry search for
-/// any search query.
+/// missing), the "abc" error feed (HTTP 400), the empty feed, a 10-entry search for
+/// any search query, and (made) five astro-ph submissions for any `submittedDate` query.
 pub fn arxiv_routes() -> Vec<Route> {
     let atom = "application/atom+xml";
     vec![
@@ -297,6 +297,12 @@ pub fn arxiv_routes() -> Vec<Route> {
             RouteResponse::file(atom, "arxiv/legacy2016_idlist_1111.2011v2.atom.xml"),
         )
         .with_query_containing("id_list=1111.2011"),
+        // `asterism news`: five made astro-ph submissions for any day.
+        Route::new(
+            "/query",
+            RouteResponse::file(atom, "arxiv/made_news_astro-ph_5entries.atom.xml"),
+        )
+        .with_query_containing("submittedDate"),
         Route::new(
             "/query",
             RouteResponse::file(atom, "arxiv/search_all_testing_start0_max10.atom.xml"),

@@ -135,6 +135,21 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "Let run_bash open network connections (off: its sandbox refuses every socket).",
     ),
     (
+        "NEWS_CATEGORIES",
+        "astro-ph",
+        "arXiv categories `asterism news` lists, separated by commas (astro-ph: all six astro-ph.* categories).",
+    ),
+    (
+        "NEWS_AUTHORS",
+        "",
+        "Authors whose new papers `asterism news` ranks up, separated by ';' (\"Foreman-Mackey; Bouma, L.\").",
+    ),
+    (
+        "NEWS_LIMIT",
+        "25",
+        "How many new papers `asterism news` shows.",
+    ),
+    (
         "SHELL_READ",
         "",
         "Folders outside the workspace run_bash may read, separated by ':' (e.g. ~/miniconda3); the rest of the home folder and the data folder stay unreadable to it.",
