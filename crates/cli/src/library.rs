@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::signals;
 
+mod graph;
 mod objects;
 mod papers;
 
@@ -103,6 +104,22 @@ pub enum LibraryCommand {
     /// The objects your papers are about (from their keywords, titles and abstracts,
     /// resolved through Sesame), with coordinates and paper counts.
     Objects {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Papers your collection (or library) lacks: those its papers cite and those
+    /// citing them, ranked by how many of its papers link there (from ADS).
+    Missing {
+        #[arg(long)]
+        collection: Option<String>,
+        /// references (what they cite), citations (what cites them) or both.
+        #[arg(long, default_value = "both")]
+        links: String,
+        /// Links asked of ADS per paper and direction.
+        #[arg(long, default_value_t = 200)]
+        per_paper: u32,
+        #[arg(long, default_value_t = 30)]
+        limit: usize,
         #[arg(long)]
         json: bool,
     },
@@ -654,6 +671,21 @@ async fn run_with(services: &Services, command: LibraryCommand) -> anyhow::Resul
             objects::identify(services, id.as_deref(), json).await
         }
         LibraryCommand::Objects { json } => objects::objects(services, json).await,
+        LibraryCommand::Missing {
+            collection,
+            links,
+            per_paper,
+            limit,
+            json,
+        } => {
+            let options = graph::MissingOptions {
+                links,
+                per_paper,
+                limit,
+                json,
+            };
+            graph::missing(services, collection.as_deref(), options).await
+        }
         LibraryCommand::Near { name, radius, json } => {
             objects::near(services, &name, &radius, json).await
         }

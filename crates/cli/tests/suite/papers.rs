@@ -204,3 +204,94 @@ async fn citations_and_references_come_from_ads_with_library_marks() {
     assert_eq!(no_token.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&no_token.stderr).contains("ADS_API_TOKEN"));
 }
+
+/// A collection of three papers known by their ADS pages (imported from a `.bib`,
+/// offline); ADS on loopback answers the references of 1998ApJ...509..678G as recorded
+/// and the 10-document search for the others.
+const COLLECTION_BIB: &str = r"
+@article{a, title = {A paper ADS answers with the ten-document search},
+  author = {Author, A.}, year = {2000},
+  adsurl = {https://ui.adsabs.harvard.edu/abs/2000ApJ...530..101A/abstract}}
+@article{c, title = {The history and source of mass-transfer variations in AM Herculis},
+  author = {Hessman, F. V.}, year = {2000},
+  adsurl = {https://ui.adsabs.harvard.edu/abs/2000A%26A...361..952H/abstract}}
+@article{b, title = {The paper whose references were recorded},
+  author = {Gelb, J.}, year = {1998},
+  adsurl = {https://ui.adsabs.harvard.edu/abs/1998ApJ...509..678G/abstract}}
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collection_learns_what_it_lacks_most_linked_first() {
+    let server = FixtureServer::start(all_routes()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bib = dir.path().join("refs.bib");
+    std::fs::write(&bib, COLLECTION_BIB).unwrap();
+    let library = |args: &[&str]| {
+        let mut all = vec!["library"];
+        all.extend_from_slice(args);
+        std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
+            .args(&all)
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", dir.path())
+            .env("ASTERISM_DATA_DIR", dir.path().join("data"))
+            .env("ASTERISM_KEYRING", "off")
+            .env("EMBEDDINGS", "none")
+            .env("ADS_API_URL", format!("{}/ads", server.url()))
+            .env("ADS_API_TOKEN", "test-token")
+            .output()
+            .unwrap()
+    };
+    let import = library(&[
+        "import",
+        bib.to_str().unwrap(),
+        "--offline",
+        "--collection",
+        "Disks",
+    ]);
+    assert!(import.status.success(), "{import:?}");
+
+    let output = library(&[
+        "missing",
+        "--collection",
+        "Disks",
+        "--links",
+        "references",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let found: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(found["asked"], 3);
+    let papers = found["papers"].as_array().unwrap();
+    let bibcodes: Vec<&str> = papers
+        .iter()
+        .map(|p| p["bibcode"].as_str().unwrap())
+        .collect();
+    // Cited by two of its papers: the nine search documents other than a member.
+    assert_eq!(papers.len(), 19, "{bibcodes:?}");
+    assert!(
+        !bibcodes.contains(&"2000A&A...361..952H"),
+        "a member is never missing"
+    );
+    for paper in &papers[..9] {
+        assert_eq!(
+            paper["linkedFrom"].as_array().unwrap().len(),
+            2,
+            "{paper:#}"
+        );
+        assert_eq!(paper["citedByMembers"], 2);
+    }
+    assert!(
+        bibcodes[9..].contains(&"1987gady.book.....B"),
+        "{bibcodes:?}"
+    );
+    assert_eq!(
+        papers[9]["linkedFrom"][0],
+        "The paper whose references were recorded"
+    );
+
+    let unknown = library(&["missing", "--collection", "Nope"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no collection is named"));
+}

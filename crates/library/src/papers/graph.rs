@@ -7,6 +7,8 @@ use asterism_protocol::PaperRecord;
 use super::search::{PaperId, PaperSearch};
 use crate::sources::ads::AdsQuery;
 
+const NO_TOKEN: &str = "the citation graph comes from ADS, and no ADS_API_TOKEN is set";
+
 /// ADS answers at most this many documents per page.
 const PAGE: u32 = 100;
 
@@ -66,9 +68,29 @@ impl PaperSearch {
     /// `link`, from ADS, page after page until `limit` or the end.
     pub async fn neighbours(&self, id: &str, link: Link, limit: u32) -> Result<Neighbours, String> {
         if !self.ads.has_token() {
-            return Err("the citation graph comes from ADS, and no ADS_API_TOKEN is set".into());
+            return Err(NO_TOKEN.into());
         }
         let bibcode = self.bibcode_of(id).await?;
+        let (num_found, mut papers) = self.links(&bibcode, link, limit).await?;
+        for paper in &mut papers {
+            paper.local = self.local_status(paper).await;
+        }
+        Ok(Neighbours {
+            bibcode,
+            link,
+            num_found,
+            papers,
+        })
+    }
+
+    /// The papers linked to `bibcode`, page after page until `limit` or the end, and
+    /// how many ADS knows.
+    async fn links(
+        &self,
+        bibcode: &str,
+        link: Link,
+        limit: u32,
+    ) -> Result<(u32, Vec<PaperRecord>), String> {
         let limit = limit.clamp(1, 2000);
         let mut papers: Vec<PaperRecord> = Vec::new();
         let mut num_found = 0;
@@ -101,15 +123,71 @@ impl PaperSearch {
             }
         }
         papers.truncate(limit as usize);
-        for paper in &mut papers {
-            paper.local = self.local_status(paper).await;
+        Ok((num_found, papers))
+    }
+
+    /// What a set of papers (a collection) lacks: the papers they cite and the papers
+    /// citing them (as `links` says) that are not among them, ranked by how many of
+    /// them link there, then by citations. Each member with a bibcode costs one ADS
+    /// request per direction (up to `per_paper` papers each).
+    pub async fn missing(
+        &self,
+        members: &[Member],
+        links: &[Link],
+        per_paper: u32,
+        limit: usize,
+    ) -> Result<Missing, String> {
+        if !self.ads.has_token() {
+            return Err(NO_TOKEN.into());
         }
-        Ok(Neighbours {
-            bibcode,
-            link,
-            num_found,
-            papers,
-        })
+        let own: std::collections::HashSet<&str> = members
+            .iter()
+            .filter_map(|m| m.bibcode.as_deref())
+            .collect();
+        let mut found: Vec<MissingPaper> = Vec::new();
+        let mut position: std::collections::HashMap<String, usize> = Default::default();
+        let mut report = Missing::default();
+        for member in members {
+            let Some(bibcode) = member.bibcode.as_deref() else {
+                report.without_bibcode += 1;
+                continue;
+            };
+            report.asked += 1;
+            for &link in links {
+                let papers = match self.links(bibcode, link, per_paper).await {
+                    Ok((_, papers)) => papers,
+                    Err(error) => {
+                        report
+                            .failed
+                            .push(format!("{bibcode} {}: {error}", link.as_str()));
+                        continue;
+                    }
+                };
+                for paper in papers {
+                    let Some(key) = paper.bibcode.clone().filter(|b| !own.contains(b.as_str()))
+                    else {
+                        continue;
+                    };
+                    let at = *position.entry(key).or_insert_with(|| {
+                        found.push(MissingPaper::new(paper));
+                        found.len() - 1
+                    });
+                    found[at].count(member, link);
+                }
+            }
+        }
+        found.sort_by(|a, b| {
+            b.linked_from
+                .len()
+                .cmp(&a.linked_from.len())
+                .then(b.paper.citation_count.cmp(&a.paper.citation_count))
+        });
+        found.truncate(limit);
+        for missing in &mut found {
+            missing.paper.local = self.local_status(&missing.paper).await;
+        }
+        report.papers = found;
+        Ok(report)
     }
 
     /// The bibcode of a paper given by any id: the library's record first, then ADS.
@@ -127,4 +205,97 @@ impl PaperSearch {
             .bibcode
             .ok_or_else(|| format!("ADS does not know {id}, so it has no citations there"))
     }
+}
+
+impl crate::library::Library {
+    /// What a collection (or, with `None`, the whole library) lacks: see
+    /// [`PaperSearch::missing`].
+    pub async fn missing(
+        &self,
+        collection: Option<&str>,
+        links: &[Link],
+        per_paper: u32,
+        limit: usize,
+    ) -> Result<Missing, String> {
+        let storage = |error: asterism_store::StoreError| format!("the library: {error}");
+        if let Some(name) = collection {
+            let known = self.store.collections().await.map_err(storage)?;
+            if !known.iter().any(|(known, _)| known == name) {
+                return Err(format!("no collection is named {name:?}"));
+            }
+        }
+        let filter = asterism_store::PaperFilter {
+            collection: collection.map(str::to_string),
+            ..Default::default()
+        };
+        let members: Vec<Member> = self
+            .store
+            .library_papers(&filter)
+            .await
+            .map_err(storage)?
+            .into_iter()
+            .map(|paper| Member {
+                title: paper.title,
+                bibcode: paper.bibcode,
+            })
+            .collect();
+        self.papers.missing(&members, links, per_paper, limit).await
+    }
+}
+
+/// A paper of the set `missing` looks around.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub title: String,
+    pub bibcode: Option<String>,
+}
+
+/// A paper the set lacks.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingPaper {
+    #[serde(flatten)]
+    pub paper: PaperRecord,
+    /// The titles of the members citing it or cited by it.
+    pub linked_from: Vec<String>,
+    /// How many members cite it.
+    pub cited_by_members: usize,
+    /// How many members it cites.
+    pub cites_members: usize,
+}
+
+impl MissingPaper {
+    fn new(paper: PaperRecord) -> Self {
+        Self {
+            paper,
+            linked_from: Vec::new(),
+            cited_by_members: 0,
+            cites_members: 0,
+        }
+    }
+
+    fn count(&mut self, member: &Member, link: Link) {
+        match link {
+            Link::References => self.cited_by_members += 1,
+            Link::Citations => self.cites_members += 1,
+            Link::Similar => {}
+        }
+        if !self.linked_from.contains(&member.title) {
+            self.linked_from.push(member.title.clone());
+        }
+    }
+}
+
+/// What `missing` found.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Missing {
+    /// Members asked about (those with a bibcode).
+    pub asked: usize,
+    /// Members ADS could not be asked about: no bibcode (identify them first).
+    pub without_bibcode: usize,
+    /// Requests that failed, one line each.
+    pub failed: Vec<String>,
+    /// Most linked first.
+    pub papers: Vec<MissingPaper>,
 }
