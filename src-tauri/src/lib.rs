@@ -10,6 +10,7 @@ mod grants;
 mod library;
 mod links;
 mod mcp;
+mod news;
 mod rendering;
 mod sessions;
 mod settings;
@@ -49,6 +50,9 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         library::library_search,
         library::library_objects,
         library::library_objects_near,
+        news::news_today,
+        news::paper_links,
+        news::paper_add,
         library::library_export_bib,
         library::note_add,
         library::notes_list,

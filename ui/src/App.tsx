@@ -5,7 +5,7 @@ import { commands } from "./bindings";
 import { NEARBY_RADIUS_ARCMIN, NavigationProvider, type LibraryRequest, type Navigation } from "./app/navigation";
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
-import { GearIcon, LibraryIcon, ListIcon, MetricsIcon, MoonIcon, SparkleIcon, SunIcon, ZhongIcon } from "./components/icons";
+import { GearIcon, LibraryIcon, ListIcon, MetricsIcon, MoonIcon, SparkleIcon, SunIcon, SunriseIcon, ZhongIcon } from "./components/icons";
 import { ResearchAgentView } from "./components/ResearchAgentPanel";
 import { LinksProvider } from "./links/Links";
 import { setLanguage, type Language } from "./i18n";
@@ -13,12 +13,20 @@ import { setLanguage, type Language } from "./i18n";
 // Panels other than the agent load on first use: a smaller bundle starts faster.
 const AuditLogViewer = lazy(() => import("./panels/AuditLogViewer").then((m) => ({ default: m.AuditLogViewer })));
 const LibraryView = lazy(() => import("./panels/LibraryView").then((m) => ({ default: m.LibraryView })));
+const NewsView = lazy(() => import("./panels/NewsView").then((m) => ({ default: m.NewsView })));
 const MetricsPanel = lazy(() => import("./panels/MetricsPanel").then((m) => ({ default: m.MetricsPanel })));
 const SettingsPanel = lazy(() => import("./panels/SettingsPanel").then((m) => ({ default: m.SettingsPanel })));
 
-export const VIEWS = ["agent", "library", "metrics", "audit", "settings"] as const;
+export const VIEWS = ["agent", "library", "news", "metrics", "audit", "settings"] as const;
 export type View = (typeof VIEWS)[number];
-const ICONS: Record<View, ComponentType> = { agent: SparkleIcon, library: LibraryIcon, metrics: MetricsIcon, audit: ListIcon, settings: GearIcon };
+const ICONS: Record<View, ComponentType> = {
+  agent: SparkleIcon,
+  library: LibraryIcon,
+  news: SunriseIcon,
+  metrics: MetricsIcon,
+  audit: ListIcon,
+  settings: GearIcon,
+};
 
 export function App() {
   return (
@@ -62,11 +70,11 @@ function Shell() {
     commands.dialogLanguage(i18n.language === "zh" ? "zh" : "en").catch(() => {});
   }, [i18n.language]);
 
-  // Keyboard: Ctrl/⌘+1…5 panels, Ctrl/⌘+N new session, Esc cancels the run.
+  // Keyboard: Ctrl/⌘+1…6 panels, Ctrl/⌘+N new session, Esc cancels the run.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const mod = event.ctrlKey || event.metaKey;
-      if (mod && /^[1-5]$/.test(event.key)) {
+      if (mod && /^[1-6]$/.test(event.key)) {
         event.preventDefault();
         setView(VIEWS[Number(event.key) - 1]!);
       } else if (mod && event.key.toLowerCase() === "n" && !agent.running) {
@@ -134,6 +142,7 @@ function Shell() {
           </div>
           <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
             {view === "library" && <LibraryView request={libraryRequest} />}
+            {view === "news" && <NewsView />}
             {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
             {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
             {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}

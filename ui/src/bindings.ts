@@ -84,6 +84,18 @@ export const commands = {
 	/**  Papers about objects within `radius_arcmin` of `name` (resolved through Sesame). */
 	libraryObjectsNear: (name: string, radiusArcmin: number | null) => typedError<NearbyObjects_Serialize, AppError>(__TAURI_INVOKE("library_objects_near", { name, radiusArcmin })),
 	/**
+	 *  Today's submissions of the configured categories, ranked for the library (the day's
+	 *  list is fetched once; `refresh` asks arXiv again).
+	 */
+	newsToday: (refresh: boolean) => typedError<NewsList_Serialize, AppError>(__TAURI_INVOKE("news_today", { refresh })),
+	/**
+	 *  The papers citing (`citations`) or cited by (`references`) a paper, from ADS, each
+	 *  with its library status.
+	 */
+	paperLinks: (id: string, link: Link, limit: number) => typedError<Neighbours_Serialize, AppError>(__TAURI_INVOKE("paper_links", { id, link, limit })),
+	/**  Adds a paper (bibcode, arXiv id or DOI) to the library: metadata and PDF. */
+	paperAdd: (id: string) => typedError<AddedPaper, AppError>(__TAURI_INVOKE("paper_add", { id })),
+	/**
 	 *  Asks where to save (a native save dialog) and writes BibTeX for the whole library or
 	 *  one collection there; `None` when the user cancelled.
 	 */
@@ -171,6 +183,14 @@ export type About_Serialize = {
 	noticesProblem: string | null,
 	/**  Each shipped component and the ids of its licence texts ([`license_text`]). */
 	components: Component[],
+};
+
+/**  A paper added to the library. */
+export type AddedPaper = {
+	paperId: string,
+	title: string,
+	/**  It was in the library already. */
+	alreadyPresent: boolean,
 };
 
 /**
@@ -726,6 +746,21 @@ export type LibraryPaper_Serialize = {
 	addedAt: string,
 };
 
+/**  A library paper named in a reason. */
+export type LibraryRef = {
+	id: string,
+	title: string,
+};
+
+/**  Which neighbours of a paper. */
+export type Link = 
+/**  Papers citing it. */
+"citations" | 
+/**  Papers it cites. */
+"references" | 
+/**  Papers ADS finds similar to it (by their text). */
+"similar";
+
 /**  Where the UI's links point: each a base URL without a trailing `/`. */
 export type LinkBases = {
 	/**  `ADS_UI_URL`: `{ads}/abs/{bibcode}/abstract`. */
@@ -754,6 +789,13 @@ export type LocalServer = {
 	name: string,
 	baseUrl: string,
 	models: string[],
+};
+
+/**  Where a paper stands in the local library. */
+export type LocalStatus = {
+	inLibrary: boolean,
+	downloaded: boolean,
+	parsed: boolean,
 };
 
 /**  A query word in a snippet: [start, end) in Unicode scalar values (`Array.from`). */
@@ -856,6 +898,31 @@ export type NearbyObjects_Serialize = {
 	objects: NearbyObject_Serialize[],
 };
 
+/**  What ADS answered. */
+export type Neighbours = Neighbours_Serialize | Neighbours_Deserialize;
+
+/**  What ADS answered. */
+export type Neighbours_Deserialize = {
+	/**  The paper asked about. */
+	bibcode: string,
+	link: Link,
+	/**  How many ADS knows (more than `papers` when a limit cut the list). */
+	numFound: number,
+	/**  In ADS's order (newest first; most similar first), each with its local status. */
+	papers: PaperRecord_Deserialize[],
+};
+
+/**  What ADS answered. */
+export type Neighbours_Serialize = {
+	/**  The paper asked about. */
+	bibcode: string,
+	link: Link,
+	/**  How many ADS knows (more than `papers` when a limit cut the list). */
+	numFound: number,
+	/**  In ADS's order (newest first; most similar first), each with its local status. */
+	papers: PaperRecord_Serialize[],
+};
+
 /**  A note to add: a highlight (quote and rectangles on a page) with a comment. */
 export type NewNote = NewNote_Serialize | NewNote_Deserialize;
 
@@ -879,6 +946,60 @@ export type NewNote_Serialize = {
 	color: string | null,
 	/**  `[{x, y, width, height}]` in PDF points. */
 	rects: NoteRect[],
+};
+
+/**  One submission with its score and reasons. */
+export type NewsItem = NewsItem_Serialize | NewsItem_Deserialize;
+
+/**  One submission with its score and reasons. */
+export type NewsItem_Deserialize = {
+	score: number | null,
+	reasons: Reason_Deserialize[],
+} & PaperRecord_Deserialize;
+
+/**  One submission with its score and reasons. */
+export type NewsItem_Serialize = {
+	score: number | null,
+	reasons: Reason_Serialize[],
+} & PaperRecord_Serialize;
+
+/**  The ranked list. */
+export type NewsList = NewsList_Serialize | NewsList_Deserialize;
+
+/**  The ranked list. */
+export type NewsList_Deserialize = {
+	categories: string[],
+	since: string,
+	/**  When arXiv was asked (RFC 3339). */
+	fetchedAt: string,
+	/**  The list came from the cache (asked earlier today, or arXiv unreachable). */
+	fromCache: boolean,
+	/**  What went wrong, when an older list stands in for today's. */
+	notice?: string | null,
+	/**  How many submissions arXiv listed (more than `items` when `limit` cut them). */
+	submissions: number | null,
+	/**  What measured closeness: `embeddings (MODEL)` or `shared words`. */
+	comparedBy: string,
+	/**  Best first. */
+	items: NewsItem_Deserialize[],
+};
+
+/**  The ranked list. */
+export type NewsList_Serialize = {
+	categories: string[],
+	since: string,
+	/**  When arXiv was asked (RFC 3339). */
+	fetchedAt: string,
+	/**  The list came from the cache (asked earlier today, or arXiv unreachable). */
+	fromCache: boolean,
+	/**  What went wrong, when an older list stands in for today's. */
+	notice: string | null,
+	/**  How many submissions arXiv listed (more than `items` when `limit` cut them). */
+	submissions: number | null,
+	/**  What measured closeness: `embeddings (MODEL)` or `shared words`. */
+	comparedBy: string,
+	/**  Best first. */
+	items: NewsItem_Serialize[],
 };
 
 /**  A note (a highlight with a comment) on a paper. */
@@ -994,6 +1115,80 @@ export type PaperFilter_Serialize = {
 	author: string | null,
 };
 
+/**
+ *  A paper as the search services and the library describe it. Preprint and published
+ *  versions of one paper are one record carrying both identifiers.
+ */
+export type PaperRecord = PaperRecord_Serialize | PaperRecord_Deserialize;
+
+/**
+ *  A paper as the search services and the library describe it. Preprint and published
+ *  versions of one paper are one record carrying both identifiers.
+ */
+export type PaperRecord_Deserialize = {
+	/**  ADS bibcode of the published version (or of the e-print when unpublished). */
+	bibcode?: string | null,
+	/**  arXiv identifier without version, e.g. `1202.3665` or `astro-ph/0601001`. */
+	arxivId?: string | null,
+	/**  The latest arXiv version seen, e.g. 2 for `v2`. */
+	arxivVersion?: number | null,
+	doi?: string | null,
+	title: string,
+	/**  "Last, First" as ADS writes them, or as arXiv gives them. */
+	authors: string[],
+	/**  Affiliations per author, when the source gives them. */
+	affiliations: string[],
+	year?: number | null,
+	/**  Journal or publication ("The Astrophysical Journal", "arXiv e-prints"). */
+	journal?: string | null,
+	volume?: string | null,
+	page?: string | null,
+	abstract?: string | null,
+	keywords: string[],
+	/**  arXiv categories, primary first. */
+	categories: string[],
+	citationCount?: number | null,
+	/**  Publication date as the source gives it (ISO date or `YYYY-MM-00`). */
+	published?: string | null,
+	/**  Which services described it (`ads`, `arxiv`). */
+	sources: string[],
+	local: LocalStatus,
+};
+
+/**
+ *  A paper as the search services and the library describe it. Preprint and published
+ *  versions of one paper are one record carrying both identifiers.
+ */
+export type PaperRecord_Serialize = {
+	/**  ADS bibcode of the published version (or of the e-print when unpublished). */
+	bibcode: string | null,
+	/**  arXiv identifier without version, e.g. `1202.3665` or `astro-ph/0601001`. */
+	arxivId: string | null,
+	/**  The latest arXiv version seen, e.g. 2 for `v2`. */
+	arxivVersion: number | null,
+	doi: string | null,
+	title: string,
+	/**  "Last, First" as ADS writes them, or as arXiv gives them. */
+	authors: string[],
+	/**  Affiliations per author, when the source gives them. */
+	affiliations: string[],
+	year: number | null,
+	/**  Journal or publication ("The Astrophysical Journal", "arXiv e-prints"). */
+	journal: string | null,
+	volume: string | null,
+	page: string | null,
+	abstract: string | null,
+	keywords: string[],
+	/**  arXiv categories, primary first. */
+	categories: string[],
+	citationCount: number | null,
+	/**  Publication date as the source gives it (ISO date or `YYYY-MM-00`). */
+	published: string | null,
+	/**  Which services described it (`ads`, `arxiv`). */
+	sources: string[],
+	local: LocalStatus,
+};
+
 /**  A passage found by `library_search`. */
 export type PassageHit = PassageHit_Serialize | PassageHit_Deserialize;
 
@@ -1060,6 +1255,27 @@ export type PermissionGrant = {
 	/**  What it covers, to show: the tool name, the command, or the prefix. */
 	text: string,
 };
+
+/**  Why an entry ranks where it does. */
+export type Reason = Reason_Serialize | Reason_Deserialize;
+
+/**  Why an entry ranks where it does. */
+export type Reason_Deserialize = 
+/**  Its title and abstract are close to these library papers (closest first). */
+{ kind: "topic"; closeness: number | null; papers: LibraryRef[] } | 
+/**  An author the user follows, or one who wrote `library_papers` of the library. */
+{ kind: "author"; name: string; followed: boolean; libraryPapers: number | null } | 
+/**  It names an object of the library, or one within [`NEARBY_ARCMIN`] of one. */
+{ kind: "object"; name: string; libraryObject: string; separationArcmin?: number | null };
+
+/**  Why an entry ranks where it does. */
+export type Reason_Serialize = 
+/**  Its title and abstract are close to these library papers (closest first). */
+{ kind: "topic"; closeness: number | null; papers: LibraryRef[] } | 
+/**  An author the user follows, or one who wrote `library_papers` of the library. */
+{ kind: "author"; name: string; followed: boolean; libraryPapers: number | null } | 
+/**  It names an object of the library, or one within [`NEARBY_ARCMIN`] of one. */
+{ kind: "object"; name: string; libraryObject: string; separationArcmin: number | null };
 
 /**  A sky object resolved by name through CDS Sesame. */
 export type ResolvedTarget = ResolvedTarget_Serialize | ResolvedTarget_Deserialize;

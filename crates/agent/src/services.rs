@@ -50,6 +50,33 @@ impl Services {
         self.data_dir.join("skills")
     }
 
+    /// A paper (bibcode, arXiv id or DOI) into the library: its metadata from ADS or
+    /// arXiv, its PDF (or the one already stored), and its objects linked. The one way
+    /// the agent's `download_paper`, `asterism papers download` and the app's "Add" bring
+    /// a paper in.
+    pub async fn add_paper(
+        &self,
+        id: &str,
+        progress: &(dyn Fn(u64, Option<u64>) + Send + Sync),
+    ) -> Result<
+        (
+            asterism_protocol::PaperRecord,
+            asterism_library::download::Downloaded,
+        ),
+        String,
+    > {
+        let paper = self.papers.metadata(id).await?;
+        let done = self
+            .downloader
+            .download(&paper, progress)
+            .await
+            .map_err(|error| error.to_string())?;
+        if let Err(error) = self.library.link_objects(&done.paper_id).await {
+            tracing::warn!(%error, "could not link the paper's objects");
+        }
+        Ok((paper, done))
+    }
+
     /// Where the filesystem tools of a session may go: the workspace, the library
     /// (`{data_dir}/papers`), the skills folder (`{data_dir}/skills`) and the session's
     /// tool-output folder. Never the process's working directory by accident.

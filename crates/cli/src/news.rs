@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use asterism_agent::{Settings, bootstrap};
 use asterism_library::news::{NewsItem, NewsList, NewsRequest, Reason};
-use chrono::{Days, NaiveDate};
+use chrono::NaiveDate;
 
 /// The command's options.
 #[derive(clap::Args)]
@@ -29,27 +29,22 @@ pub struct NewsArgs {
 }
 
 pub async fn run(settings: &Settings, args: NewsArgs) -> anyhow::Result<ExitCode> {
-    let today = chrono::Utc::now().date_naive();
-    let since = args
-        .since
-        .unwrap_or_else(|| today.checked_sub_days(Days::new(1)).unwrap_or(today));
-    if since > today {
-        eprintln!("error: --since {since} is after today ({today})");
-        return Ok(ExitCode::from(2));
-    }
     let categories = if args.categories.is_empty() {
         settings.news_categories.clone()
     } else {
         args.categories
     };
-    let request = NewsRequest {
-        categories,
-        since,
-        today,
-        followed: [settings.news_authors.clone(), args.authors].concat(),
-        limit: args.limit.unwrap_or(settings.news_limit),
-        refresh: args.refresh,
-    };
+    let followed = [settings.news_authors.clone(), args.authors].concat();
+    let limit = args.limit.unwrap_or(settings.news_limit);
+    let mut request = NewsRequest::today(categories, followed, limit);
+    request.refresh = args.refresh;
+    if let Some(since) = args.since {
+        if since > request.today {
+            eprintln!("error: --since {since} is after today ({})", request.today);
+            return Ok(ExitCode::from(2));
+        }
+        request.since = since;
+    }
     let services = bootstrap::open_services(settings).await?;
     let news = match services.library.news(&request).await {
         Ok(news) => news,

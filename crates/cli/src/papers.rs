@@ -308,10 +308,6 @@ async fn get(services: &Services, id: &str, json: bool) -> anyhow::Result<ExitCo
 
 /// `papers download`: the PDF into the library, with progress in MB.
 async fn download(services: &Services, id: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let paper = match services.papers.metadata(id).await {
-        Ok(paper) => paper,
-        Err(error) => return fail(error),
-    };
     let progress = |bytes: u64, total: Option<u64>| {
         if !json {
             let total = total.map(|t| format!(" of {:.1}", t as f64 / 1_048_576.0));
@@ -322,8 +318,8 @@ async fn download(services: &Services, id: &str, json: bool) -> anyhow::Result<E
             );
         }
     };
-    match services.downloader.download(&paper, &progress).await {
-        Ok(done) => {
+    match services.add_paper(id, &progress).await {
+        Ok((_, done)) => {
             if json {
                 println!(
                     "{}",

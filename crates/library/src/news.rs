@@ -49,8 +49,23 @@ pub struct NewsRequest {
     pub refresh: bool,
 }
 
+impl NewsRequest {
+    /// Yesterday's and today's submissions (UTC), from the cache when asked before.
+    pub fn today(categories: Vec<String>, followed: Vec<String>, limit: usize) -> Self {
+        let today = chrono::Utc::now().date_naive();
+        Self {
+            categories,
+            since: today.pred_opt().unwrap_or(today),
+            today,
+            followed,
+            limit,
+            refresh: false,
+        }
+    }
+}
+
 /// One submission with its score and reasons.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct NewsItem {
     #[serde(flatten)]
@@ -60,7 +75,7 @@ pub struct NewsItem {
 }
 
 /// The ranked list.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct NewsList {
     pub categories: Vec<String>,
@@ -72,6 +87,7 @@ pub struct NewsList {
     /// What went wrong, when an older list stands in for today's.
     pub notice: Option<String>,
     /// How many submissions arXiv listed (more than `items` when `limit` cut them).
+    #[specta(type = f64)]
     pub submissions: usize,
     /// What measured closeness: `embeddings (MODEL)` or `shared words`.
     pub compared_by: String,

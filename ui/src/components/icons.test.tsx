@@ -22,7 +22,7 @@ describe("icons are SVG, not font glyphs", () => {
     const user = userEvent.setup();
     render(<App />);
     const rail = screen.getByRole("navigation", { name: "Panels" });
-    for (const name of ["agent", "library", "metrics", "audit", "settings"]) {
+    for (const name of ["agent", "library", "news", "metrics", "audit", "settings"]) {
       const button = within(rail).getByTestId(`nav-${name}`);
       expect(button.querySelector("svg")).not.toBeNull();
       expect(button.querySelector("svg")).toHaveAttribute("aria-hidden", "true");

@@ -49,6 +49,13 @@ export const LibraryIcon = (props: IconProps) => (
   </Icon>
 );
 
+/** A sunrise over a horizon (what is new today). */
+export const SunriseIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M3 18.5h18M7 18.5a5 5 0 0 1 10 0M12 4.5v4M5.6 9.6l1.8 1.8M18.4 9.6l-1.8 1.8" />
+  </Icon>
+);
+
 /** A bar chart (metrics). */
 export const MetricsIcon = (props: IconProps) => (
   <Icon {...props}>

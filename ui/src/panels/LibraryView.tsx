@@ -17,6 +17,7 @@ import { call, describeError, useToasts } from "../app/toasts";
 import { FileActions, PaperLinks } from "../links/Links";
 import type { LibraryRequest } from "../app/navigation";
 import { LibraryObjects } from "./LibraryObjects";
+import { PaperGraph } from "./PaperGraph";
 
 const PdfViewer = lazy(() => import("./PdfViewer"));
 
@@ -453,6 +454,7 @@ function PaperPanel({ details, collections, onRead, onChanged, onDeleted }: Pane
         </p>
       )}
       {details.abstractText && <p className="abstract">{details.abstractText}</p>}
+      <PaperGraph key={paper.id} paperId={paper.id} canAsk={Boolean(paper.bibcode || paper.arxivId || paper.doi)} />
       <div className="toolbar">
         {paper.files.length > 0 && (
           <button type="button" className="primary" data-testid="open-pdf" onClick={onRead}>

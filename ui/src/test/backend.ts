@@ -16,6 +16,8 @@ import type {
   McpView_Serialize,
   MetricEntry,
   NearbyObjects,
+  Neighbours_Serialize,
+  NewsList_Serialize,
   PassageResults,
   Note,
   ResolvedTarget_Serialize,
@@ -86,6 +88,10 @@ export type BackendOptions = {
    * A radius outside (0, 600] fails before, as in the app.
    */
   objectsNear?: (args: { name: string; radiusArcmin: number }) => NearbyObjects;
+  /** What `news_today` answers (`refresh`: asked again); throw an AppError to fail it. Default: nothing new. */
+  news?: (refresh: boolean) => NewsList_Serialize;
+  /** What `paper_links` answers for (paper id, link); throw an AppError to fail it. */
+  paperLinks?: (id: string, link: string) => Neighbours_Serialize;
   /** What `library_search` answers (default: nothing found). */
   passages?: PassageResults;
   /** The model servers `setup_local_servers` finds (default: none). */
@@ -278,6 +284,14 @@ export function mockBackend(options: BackendOptions = {}) {
         }
         case "library_search":
           return options.passages ?? { hits: [], note: null };
+        case "news_today":
+          if (options.news) return options.news(args.refresh as boolean);
+          return { categories: ["astro-ph.GA"], since: "2026-12-04", fetchedAt: "2026-12-05T08:00:00Z", fromCache: false, notice: null, submissions: 0, comparedBy: "shared words", items: [] } satisfies NewsList_Serialize;
+        case "paper_links":
+          if (!options.paperLinks) throw { kind: "service", message: "the citation graph comes from ADS, and no ADS_API_TOKEN is set" } satisfies AppError;
+          return options.paperLinks(args.id as string, args.link as string);
+        case "paper_add":
+          return { paperId: `added-${String(args.id)}`, title: `Paper ${String(args.id)}`, alreadyPresent: false };
         case "library_export_bib":
           return options.dialog ? { entries: (options.papers ?? []).length, path: options.dialog[0], notes: [] } : null;
         case "note_add":

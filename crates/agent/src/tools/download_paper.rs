@@ -35,12 +35,6 @@ impl DownloadPaperTool {
                 return ToolOutput::error(format!("Invalid arguments for download_paper: {error}"));
             }
         };
-        let paper = match context.services.papers.metadata(&args.id).await {
-            Ok(paper) => paper,
-            Err(error) => {
-                return ToolOutput::error(format!("Cannot download {}: {error}", args.id));
-            }
-        };
         let report = move |bytes: u64, total: Option<u64>| {
             if let Some(progress) = &progress {
                 let megabytes = bytes as f64 / 1_048_576.0;
@@ -50,11 +44,8 @@ impl DownloadPaperTool {
                 progress.report(format!("{megabytes:.1} MB"), fraction);
             }
         };
-        match context.services.downloader.download(&paper, &report).await {
-            Ok(done) => {
-                if let Err(error) = context.services.library.link_objects(&done.paper_id).await {
-                    tracing::warn!(%error, "could not link the paper's objects");
-                }
+        match context.services.add_paper(&args.id, &report).await {
+            Ok((paper, done)) => {
                 let text = if done.already_present {
                     format!(
                         "Already in the library: {} ({} bytes).",

@@ -24,7 +24,7 @@ const FREQUENT: usize = 2;
 pub const NEARBY_ARCMIN: f64 = 30.0;
 
 /// Why an entry ranks where it does.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Reason {
     /// Its title and abstract are close to these library papers (closest first).
@@ -38,6 +38,7 @@ pub enum Reason {
     Author {
         name: String,
         followed: bool,
+        #[specta(type = f64)]
         library_papers: usize,
     },
     /// It names an object of the library, or one within [`NEARBY_ARCMIN`] of one.
@@ -50,7 +51,7 @@ pub enum Reason {
 }
 
 /// A library paper named in a reason.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, specta::Type)]
 pub struct LibraryRef {
     pub id: String,
     pub title: String,

@@ -13,7 +13,7 @@ const NO_TOKEN: &str = "the citation graph comes from ADS, and no ADS_API_TOKEN 
 const PAGE: u32 = 100;
 
 /// Which neighbours of a paper.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
 #[serde(rename_all = "lowercase")]
 pub enum Link {
     /// Papers citing it.
@@ -51,7 +51,7 @@ impl Link {
 }
 
 /// What ADS answered.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Neighbours {
     /// The paper asked about.
