@@ -41,7 +41,7 @@ pub use objects::{LinkedObject, ObjectLink};
 pub use papers::{PaperFile, PaperText};
 pub use profile::ProfilePaper;
 pub use sessions::SessionRow;
-pub use targets::CachedTarget;
+pub use targets::{CachedLinks, CachedTarget};
 pub use tasks::{BackgroundTaskRow, TaskRow};
 pub use vec::{blob_to_vector, vector_to_blob};
 pub use views::{AuditEntry, AuditFilter, AuditPage, BUNDLE_FORMAT, BUNDLE_VERSION, MetricEntry};

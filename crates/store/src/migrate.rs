@@ -75,6 +75,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "paper_origins",
         include_str!("../../../migrations/0015_paper_origins.sql"),
     ),
+    (
+        16,
+        "ads_link_cache",
+        include_str!("../../../migrations/0016_ads_link_cache.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -21,7 +21,7 @@ export function reasonText(reason: Reason, t: TFunction): string {
 
 /**
  * Today's arXiv submissions of the chosen categories, best first for this library, each
- * with why; fetched once a day (when the view opens), asked again only on Refresh.
+ * with why; fetched once a day (while the view is open), asked again on Refresh.
  */
 export function NewsView() {
   const { t } = useTranslation();
@@ -41,8 +41,12 @@ export function NewsView() {
     }
   }, []);
 
+  // Asked when the view opens and every hour while it stays open: the engine asks arXiv
+  // only for a new day's list, so an open view refreshes once a day and never otherwise.
   useEffect(() => {
     void load(false);
+    const hourly = window.setInterval(() => void load(false), 60 * 60 * 1000);
+    return () => window.clearInterval(hourly);
   }, [load]);
 
   return (

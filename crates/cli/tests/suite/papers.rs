@@ -226,6 +226,7 @@ async fn a_collection_learns_what_it_lacks_most_linked_first() {
     let dir = tempfile::tempdir().unwrap();
     let bib = dir.path().join("refs.bib");
     std::fs::write(&bib, COLLECTION_BIB).unwrap();
+    let ads = format!("{}/ads", server.url());
     let library = |args: &[&str]| {
         let mut all = vec!["library"];
         all.extend_from_slice(args);
@@ -238,7 +239,7 @@ async fn a_collection_learns_what_it_lacks_most_linked_first() {
             .env("ASTERISM_DATA_DIR", dir.path().join("data"))
             .env("ASTERISM_KEYRING", "off")
             .env("EMBEDDINGS", "none")
-            .env("ADS_API_URL", format!("{}/ads", server.url()))
+            .env("ADS_API_URL", &ads)
             .env("ADS_API_TOKEN", "test-token")
             .output()
             .unwrap()
@@ -290,6 +291,26 @@ async fn a_collection_learns_what_it_lacks_most_linked_first() {
         papers[9]["linkedFrom"][0],
         "The paper whose references were recorded"
     );
+
+    // Asked again the same day, with ADS gone: its answers were kept.
+    drop(server);
+    let again = library(&[
+        "missing",
+        "--collection",
+        "Disks",
+        "--links",
+        "references",
+        "--json",
+    ]);
+    assert!(again.status.success(), "{again:?}");
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["papers"], found["papers"]);
+    assert_eq!(again["failed"], serde_json::json!([]));
+    // Citations were never asked: that fails, and says so, without losing the rest.
+    let both = library(&["missing", "--collection", "Disks", "--json"]);
+    let both: Value = serde_json::from_slice(&both.stdout).unwrap();
+    assert_eq!(both["failed"].as_array().unwrap().len(), 3, "{both:#}");
+    assert_eq!(both["papers"].as_array().unwrap().len(), 19);
 
     let unknown = library(&["missing", "--collection", "Nope"]);
     assert_eq!(unknown.status.code(), Some(1));

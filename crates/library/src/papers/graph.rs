@@ -84,7 +84,8 @@ impl PaperSearch {
     }
 
     /// The papers linked to `bibcode`, page after page until `limit` or the end, and
-    /// how many ADS knows.
+    /// how many ADS knows: from ADS's answer of the last day when it was asked for as
+    /// many (or all), else from ADS (then kept).
     async fn links(
         &self,
         bibcode: &str,
@@ -92,6 +93,55 @@ impl PaperSearch {
         limit: u32,
     ) -> Result<(u32, Vec<PaperRecord>), String> {
         let limit = limit.clamp(1, 2000);
+        if let Some(cached) = self.cached_links(bibcode, link, limit).await {
+            return Ok(cached);
+        }
+        let (num_found, papers) = self.fetch_links(bibcode, link, limit).await?;
+        let cached = asterism_store::CachedLinks {
+            asked: limit,
+            num_found,
+            papers: serde_json::to_string(&papers).unwrap_or_else(|_| "[]".into()),
+            fetched_at: asterism_store::now_rfc3339(),
+        };
+        if let Err(error) = self
+            .store
+            .cache_links(bibcode, link.as_str(), &cached)
+            .await
+        {
+            tracing::warn!(%error, "could not keep ADS's answer");
+        }
+        Ok((num_found, papers))
+    }
+
+    /// ADS's answer of the last day for `limit` links, when there is one.
+    async fn cached_links(
+        &self,
+        bibcode: &str,
+        link: Link,
+        limit: u32,
+    ) -> Option<(u32, Vec<PaperRecord>)> {
+        let cached = self
+            .store
+            .cached_links(bibcode, link.as_str())
+            .await
+            .ok()??;
+        let fetched = chrono::DateTime::parse_from_rfc3339(&cached.fetched_at).ok()?;
+        let age = chrono::Utc::now().signed_duration_since(fetched);
+        let enough = cached.asked >= limit || cached.asked >= cached.num_found;
+        if age > chrono::Duration::days(1) || age < chrono::Duration::zero() || !enough {
+            return None;
+        }
+        let mut papers: Vec<PaperRecord> = serde_json::from_str(&cached.papers).ok()?;
+        papers.truncate(limit as usize);
+        Some((cached.num_found, papers))
+    }
+
+    async fn fetch_links(
+        &self,
+        bibcode: &str,
+        link: Link,
+        limit: u32,
+    ) -> Result<(u32, Vec<PaperRecord>), String> {
         let mut papers: Vec<PaperRecord> = Vec::new();
         let mut num_found = 0;
         while papers.len() < limit as usize {
