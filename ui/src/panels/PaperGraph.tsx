@@ -59,11 +59,28 @@ export function PaperGraph({ paperId, canAsk }: { paperId: string; canAsk: boole
           </p>
           <ul className="plain">
             {answer.papers.map((paper) => (
-              <RemotePaper key={paper.bibcode ?? paper.title} paper={paper} />
+              <RemotePaper key={paper.bibcode ?? paper.title} paper={paper}>
+                {paper.bibcode && <FollowFurther bibcode={paper.bibcode} />}
+              </RemotePaper>
             ))}
           </ul>
         </>
       )}
     </div>
+  );
+}
+
+/** "Follow": the same two lists for a paper of a list, opened in place. */
+function FollowFurther({ bibcode }: { bibcode: string }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  return open ? (
+    <div className="follow-further">
+      <PaperGraph paperId={bibcode} canAsk />
+    </div>
+  ) : (
+    <button type="button" className="link-button" data-testid="graph-follow" onClick={() => setOpen(true)}>
+      {t("graph.follow")}
+    </button>
   );
 }

@@ -117,11 +117,18 @@ describe("a paper's citations and references", () => {
     await waitFor(() => expect(within(cited[1]!).getByTestId("in-library")).toBeInTheDocument());
     expect(backend.calls.find((call) => call.cmd === "paper_add")?.args).toEqual({ id: "2024ApJ...900....1Z" });
 
-    await user.click(within(graph).getByTestId("graph-references"));
+    // Followed further: the same lists for a citing paper, asked by its bibcode.
+    await user.click(within(cited[1]!).getByTestId("graph-follow"));
+    await user.click(within(cited[1]!).getByTestId("graph-citations"));
+    expect(await within(cited[1]!).findByText("Cited by 312")).toBeInTheDocument();
+    expect(backend.calls.filter((call) => call.cmd === "paper_links").at(-1)?.args).toEqual({ id: "2024ApJ...900....1Z", link: "citations", limit: 25 });
+
+    await user.click(within(graph).getAllByTestId("graph-references")[0]!);
     expect(await within(graph).findByText("References 58")).toBeInTheDocument();
     expect(within(graph).getByText("The Hipparcos catalogue")).toBeInTheDocument();
     expect(backend.calls.filter((call) => call.cmd === "paper_links").map((call) => call.args)).toEqual([
       { id: "p1", link: "citations", limit: 25 },
+      { id: "2024ApJ...900....1Z", link: "citations", limit: 25 },
       { id: "p1", link: "references", limit: 25 },
     ]);
   });
