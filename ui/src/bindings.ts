@@ -120,7 +120,7 @@ export const commands = {
 	 */
 	libraryShowPdf: (paperId: string, sha256: string | null) => typedError<null, AppError>(__TAURI_INVOKE("library_show_pdf", { paperId, sha256 })),
 	/**  Every model and tool measurement of a session, in order. */
-	sessionMetrics: (sessionId: string) => typedError<MetricEntry[], AppError>(__TAURI_INVOKE("session_metrics", { sessionId })),
+	sessionMetrics: (sessionId: string) => typedError<MetricEntry_Serialize[], AppError>(__TAURI_INVOKE("session_metrics", { sessionId })),
 	/**  A page of the audit log, newest first (arguments were redacted when logged). */
 	auditPage: (filter: AuditFilter_Deserialize, offset: number, limit: number) => typedError<AuditPage_Serialize, AppError>(__TAURI_INVOKE("audit_page", { filter, offset, limit })),
 	/**  Resolves an object name ("NGC 1068") through CDS Sesame, cached. */
@@ -853,13 +853,40 @@ export type McpView_Serialize = {
 };
 
 /**  One measurement of a session: a model call or a tool call. */
-export type MetricEntry = {
+export type MetricEntry = MetricEntry_Serialize | MetricEntry_Deserialize;
+
+/**  One measurement of a session: a model call or a tool call. */
+export type MetricEntry_Deserialize = {
 	runId: string,
 	step: number,
 	agentName: string,
-	/**  `model` or `tool`. */
+	/**
+	 *  `model`, `tool` or `wait` (a call waiting for the user's permission; `name` is
+	 *  the tool).
+	 */
 	kind: string,
 	name: string,
+	/**  For a model call a tool made (`rag_search` writing its answer): that tool. */
+	via?: string | null,
+	promptTokens: number,
+	completionTokens: number,
+	durationMs: number | null,
+	createdAt: string,
+};
+
+/**  One measurement of a session: a model call or a tool call. */
+export type MetricEntry_Serialize = {
+	runId: string,
+	step: number,
+	agentName: string,
+	/**
+	 *  `model`, `tool` or `wait` (a call waiting for the user's permission; `name` is
+	 *  the tool).
+	 */
+	kind: string,
+	name: string,
+	/**  For a model call a tool made (`rag_search` writing its answer): that tool. */
+	via: string | null,
 	promptTokens: number,
 	completionTokens: number,
 	durationMs: number | null,

@@ -35,7 +35,10 @@ pub struct CallResult {
     pub name: String,
     pub arguments: serde_json::Value,
     pub output: ToolOutput,
+    /// How long it ran (its own time, without `waited`).
     pub duration: Duration,
+    /// How long it waited for the user's permission.
+    pub waited: Duration,
     /// `ok`, `error`, `cancelled`, `timeout`, `aborted` or `rejected` (never ran).
     pub outcome: &'static str,
     /// `allow`, `ask-allowed`, `deny`, `hook-blocked`, `duplicate` or `rejected`.
@@ -218,6 +221,7 @@ impl StepExecutor {
                         call.name
                     )),
                     duration: Duration::ZERO,
+                    waited: Duration::ZERO,
                     outcome: "error",
                     decision: "allow",
                     finished_at: std::time::Instant::now(),
@@ -273,21 +277,34 @@ fn record(results: &[CallResult], shared: &ExecutorShared, step: i32) {
             })
             .collect(),
     );
-    shared.persister.metrics(
-        results
-            .iter()
-            .filter(|result| result.outcome != "rejected")
-            .map(|result| MetricRow {
-                session_id: context.session_id.clone(),
-                run_id: context.run_id.clone(),
-                step,
-                agent_name: context.agent_name.clone(),
-                kind: "tool".into(),
-                name: result.name.clone(),
-                prompt_tokens: 0,
-                completion_tokens: 0,
-                duration_ms: result.duration.as_secs_f64() * 1000.0,
-            })
-            .collect(),
-    );
+    let ms = |duration: Duration| duration.as_secs_f64() * 1000.0;
+    let row = |kind: &str, name: &str, via: Option<&str>, duration_ms: f64| MetricRow {
+        session_id: context.session_id.clone(),
+        run_id: context.run_id.clone(),
+        step,
+        agent_name: context.agent_name.clone(),
+        kind: kind.into(),
+        name: name.into(),
+        via: via.map(str::to_string),
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        duration_ms,
+    };
+    let mut rows = Vec::new();
+    for result in results {
+        if !result.waited.is_zero() {
+            rows.push(row("wait", &result.name, None, ms(result.waited)));
+        }
+        if result.outcome != "rejected" {
+            rows.push(row("tool", &result.name, None, ms(result.duration)));
+        }
+        for call in &result.output.model_calls {
+            rows.push(MetricRow {
+                prompt_tokens: call.usage.prompt_tokens,
+                completion_tokens: call.usage.completion_tokens,
+                ..row("model", &call.model, Some(&result.name), call.latency_ms)
+            });
+        }
+    }
+    shared.persister.metrics(rows);
 }

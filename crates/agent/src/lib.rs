@@ -47,6 +47,6 @@ pub use runtime::{AgentRuntime, RunOutcome, RunRequest};
 pub use services::Services;
 pub use settings::Settings;
 pub use tool::{
-    AgentTool, InterruptBehavior, PermissionRule, ProgressSender, ToolContext, ToolOutput,
-    ToolRegistry, TypedTool,
+    AgentTool, InterruptBehavior, ModelCall, PermissionRule, ProgressSender, ToolContext,
+    ToolOutput, ToolRegistry, TypedTool,
 };

@@ -80,6 +80,8 @@ pub struct RagAnswer {
     pub mode: SearchMode,
     /// A note about the search (e.g. keyword-only).
     pub note: Option<String>,
+    /// The model call that wrote the answer (none when the library had nothing).
+    pub model_call: Option<crate::ModelCall>,
 }
 
 impl RagAnswer {
@@ -300,6 +302,7 @@ pub async fn answer(
         evidence,
         mode: results.mode,
         note: results.note.clone(),
+        model_call: None,
     };
     if evidence.is_empty() {
         return Ok(nothing(
@@ -336,27 +339,37 @@ pub async fn answer(
         enable_thinking: false,
         model: None,
     };
+    let started = std::time::Instant::now();
     let mut stream = model
         .stream(request, cancel.clone())
         .await
         .map_err(|error| format!("the model could not answer: {error}"))?;
-    let mut text = None;
+    let mut answered = None;
     while let Some(event) = stream.next().await {
         match event {
             Ok(ModelEvent::Completed(response)) => {
-                text = Some(response.text.trim().to_string());
+                answered = Some(response);
                 break;
             }
             Ok(_) => {}
             Err(error) => return Err(format!("the model could not answer: {error}")),
         }
     }
-    let text = text.ok_or("the model's answer ended early")?;
+    let response = answered.ok_or("the model's answer ended early")?;
+    let model_call = Some(crate::ModelCall {
+        model: response.model.clone(),
+        usage: response.usage.unwrap_or_default(),
+        latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+    });
+    let text = response.text.trim().to_string();
     if text.is_empty() || text.contains(NO_ANSWER) {
-        return Ok(nothing(
-            evidence,
-            "The passages found in the library do not answer this question.",
-        ));
+        return Ok(RagAnswer {
+            model_call,
+            ..nothing(
+                evidence,
+                "The passages found in the library do not answer this question.",
+            )
+        });
     }
     let (mut text, removed) = keep_valid_citations(&text, evidence.len());
     let cited = cited_numbers(&text);
@@ -375,6 +388,7 @@ pub async fn answer(
         evidence,
         mode: results.mode,
         note: results.note,
+        model_call,
     })
 }
 

@@ -615,6 +615,7 @@ impl AgentRuntime {
                 agent_name: rows.agent_name.clone(),
                 kind: "model".into(),
                 name: response.model.clone(),
+                via: None,
                 prompt_tokens: usage.prompt_tokens,
                 completion_tokens: usage.completion_tokens,
                 duration_ms: latency_ms,
@@ -628,6 +629,10 @@ impl AgentRuntime {
                 return;
             }
             let results = executor.finish().await;
+            // A tool's own model calls (rag_search's answer) count in the run's usage.
+            for call in results.iter().flat_map(|result| &result.output.model_calls) {
+                outcome.usage.add(call.usage);
+            }
             // Stored in the order they finished (as the timeline showed them); sent in
             // call order.
             let mut by_finish: Vec<&crate::executor::CallResult> = results.iter().collect();

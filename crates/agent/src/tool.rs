@@ -20,6 +20,18 @@ pub struct ToolOutput {
     /// An error the model should read and recover from (the run continues).
     pub is_error: bool,
     pub metadata: serde_json::Value,
+    /// The model calls the tool made itself (rag_search writing its answer): counted in
+    /// the session's metrics and totals under the tool.
+    pub model_calls: Vec<ModelCall>,
+}
+
+/// One model call made inside a tool.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCall {
+    pub model: String,
+    pub usage: asterism_protocol::TokenUsage,
+    pub latency_ms: f64,
 }
 
 impl ToolOutput {
@@ -28,6 +40,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             metadata: serde_json::Value::Null,
+            model_calls: Vec::new(),
         }
     }
 
@@ -36,11 +49,18 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             metadata: serde_json::Value::Null,
+            model_calls: Vec::new(),
         }
     }
 
     pub fn with_metadata(mut self, metadata: serde_json::Value) -> Self {
         self.metadata = metadata;
+        self
+    }
+
+    /// Records a model call the tool made.
+    pub fn with_model_call(mut self, call: Option<ModelCall>) -> Self {
+        self.model_calls.extend(call);
         self
     }
 }

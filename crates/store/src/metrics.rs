@@ -7,10 +7,12 @@ pub struct MetricRow {
     pub run_id: String,
     pub step: i32,
     pub agent_name: String,
-    /// `model` or `tool`.
+    /// `model`, `tool` or `wait` (a call waiting for the user's permission).
     pub kind: String,
     /// Model name or tool name.
     pub name: String,
+    /// For a model call a tool made: that tool.
+    pub via: Option<String>,
     pub prompt_tokens: i32,
     pub completion_tokens: i32,
     pub duration_ms: f64,
@@ -42,8 +44,8 @@ pub(crate) async fn insert_metrics(
         sqlx::query(
             "INSERT INTO agent_metrics
                (session_id, run_id, step, agent_name, kind, name, prompt_tokens,
-                completion_tokens, duration_ms, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                completion_tokens, duration_ms, created_at, via)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&row.session_id)
         .bind(&row.run_id)
@@ -55,6 +57,7 @@ pub(crate) async fn insert_metrics(
         .bind(row.completion_tokens)
         .bind(row.duration_ms)
         .bind(&now)
+        .bind(&row.via)
         .execute(&mut *tx)
         .await?;
     }

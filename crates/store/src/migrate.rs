@@ -80,6 +80,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ads_link_cache",
         include_str!("../../../migrations/0016_ads_link_cache.sql"),
     ),
+    (
+        17,
+        "metric_via",
+        include_str!("../../../migrations/0017_metric_via.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

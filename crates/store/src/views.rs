@@ -54,9 +54,12 @@ pub struct MetricEntry {
     pub run_id: String,
     pub step: i32,
     pub agent_name: String,
-    /// `model` or `tool`.
+    /// `model`, `tool` or `wait` (a call waiting for the user's permission; `name` is
+    /// the tool).
     pub kind: String,
     pub name: String,
+    /// For a model call a tool made (`rag_search` writing its answer): that tool.
+    pub via: Option<String>,
     pub prompt_tokens: i32,
     pub completion_tokens: i32,
     pub duration_ms: f64,
@@ -147,7 +150,7 @@ impl Store {
     /// Every measurement of a session, in the order taken.
     pub async fn session_metrics(&self, session_id: &str) -> Result<Vec<MetricEntry>> {
         let rows = sqlx::query(
-            "SELECT run_id, step, agent_name, kind, name, prompt_tokens, completion_tokens,
+            "SELECT run_id, step, agent_name, kind, name, via, prompt_tokens, completion_tokens,
                     duration_ms, created_at
              FROM agent_metrics WHERE session_id = ? ORDER BY id",
         )
@@ -162,6 +165,7 @@ impl Store {
                     agent_name: row.try_get("agent_name")?,
                     kind: row.try_get("kind")?,
                     name: row.try_get("name")?,
+                    via: row.try_get("via")?,
                     prompt_tokens: row.try_get("prompt_tokens")?,
                     completion_tokens: row.try_get("completion_tokens")?,
                     duration_ms: row.try_get("duration_ms")?,
@@ -239,7 +243,7 @@ impl Store {
             "SELECT json_object('run_id', run_id, 'step', step, 'agent_name', agent_name,
                     'kind', kind, 'name', name, 'prompt_tokens', prompt_tokens,
                     'completion_tokens', completion_tokens, 'duration_ms', duration_ms,
-                    'created_at', created_at)
+                    'created_at', created_at, 'via', via)
              FROM agent_metrics WHERE session_id = ? ORDER BY id",
         )
         .await?;
@@ -413,14 +417,15 @@ const BUNDLE_ROWS: [(&str, &str); 4] = [
     (
         "metrics",
         "INSERT INTO agent_metrics (session_id, run_id, step, agent_name, kind, name,
-                prompt_tokens, completion_tokens, duration_ms, created_at)
+                prompt_tokens, completion_tokens, duration_ms, created_at, via)
          SELECT ?1, json_extract(value, '$.run_id'), json_extract(value, '$.step'),
                 coalesce(json_extract(value, '$.agent_name'), 'main'),
                 json_extract(value, '$.kind'), json_extract(value, '$.name'),
                 coalesce(json_extract(value, '$.prompt_tokens'), 0),
                 coalesce(json_extract(value, '$.completion_tokens'), 0),
                 coalesce(json_extract(value, '$.duration_ms'), 0),
-                coalesce(json_extract(value, '$.created_at'), ?3)
+                coalesce(json_extract(value, '$.created_at'), ?3),
+                json_extract(value, '$.via')
          FROM json_each(?2)",
     ),
     (

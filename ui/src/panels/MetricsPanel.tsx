@@ -22,17 +22,31 @@ function defaultPrice(model: string): [number, number] {
   return found ? [found[1], found[2]] : [1, 4];
 }
 
-export type Totals = { promptTokens: number; completionTokens: number; modelCalls: number; modelMs: number; toolCalls: number; toolMs: number };
+export type Totals = {
+  promptTokens: number;
+  completionTokens: number;
+  modelCalls: number;
+  /** Of `modelCalls`, those a tool made (rag_search writing its answer). */
+  toolModelCalls: number;
+  modelMs: number;
+  toolCalls: number;
+  toolMs: number;
+  /** Time calls waited for the user's permission (not in `toolMs`). */
+  waitMs: number;
+};
 
-/** Sums of a session's measurements. */
+/** Sums of a session's measurements: every model call (a tool's own too), tools' own time, waiting apart. */
 export function totals(entries: MetricEntry[]): Totals {
-  const sum: Totals = { promptTokens: 0, completionTokens: 0, modelCalls: 0, modelMs: 0, toolCalls: 0, toolMs: 0 };
+  const sum: Totals = { promptTokens: 0, completionTokens: 0, modelCalls: 0, toolModelCalls: 0, modelMs: 0, toolCalls: 0, toolMs: 0, waitMs: 0 };
   for (const entry of entries) {
     if (entry.kind === "model") {
       sum.promptTokens += entry.promptTokens;
       sum.completionTokens += entry.completionTokens;
       sum.modelCalls += 1;
+      if (entry.via) sum.toolModelCalls += 1;
       sum.modelMs += entry.durationMs ?? 0;
+    } else if (entry.kind === "wait") {
+      sum.waitMs += entry.durationMs ?? 0;
     } else {
       sum.toolCalls += 1;
       sum.toolMs += entry.durationMs ?? 0;
@@ -86,7 +100,8 @@ export function MetricsPanel({ sessions, sessionId }: Props) {
   const [inPrice, outPrice] = prices[model] ?? defaultPrice(model);
   const sum = useMemo(() => totals(entries), [entries]);
   const cost = (sum.promptTokens * inPrice + sum.completionTokens * outPrice) / 1e6;
-  const modelRows = entries.filter((entry) => entry.kind === "model");
+  // The agent's own calls, one per step, are charted per step; a tool's calls are in the totals.
+  const modelRows = entries.filter((entry) => entry.kind === "model" && !entry.via);
   const label = (entry: MetricEntry, index: number) => (modelRows.length > 1 && entry.step === 0 ? `${index + 1}` : `${entry.step}`);
   const byTool = useMemo(() => {
     const tools = new Map<string, { total: number; count: number }>();
@@ -137,16 +152,23 @@ export function MetricsPanel({ sessions, sessionId }: Props) {
             </div>
             <div>
               <dt>{t("metrics.modelCalls")}</dt>
-              <dd>
+              <dd data-testid="model-calls">
                 {sum.modelCalls} · {(sum.modelMs / 1000).toFixed(1)} s
+                {sum.toolModelCalls > 0 && <span className="muted"> {t("metrics.inTools", { count: sum.toolModelCalls })}</span>}
               </dd>
             </div>
             <div>
               <dt>{t("metrics.toolCalls")}</dt>
-              <dd>
+              <dd data-testid="tool-calls">
                 {sum.toolCalls} · {(sum.toolMs / 1000).toFixed(1)} s
               </dd>
             </div>
+            {sum.waitMs > 0 && (
+              <div>
+                <dt>{t("metrics.waiting")}</dt>
+                <dd data-testid="waiting">{(sum.waitMs / 1000).toFixed(1)} s</dd>
+              </div>
+            )}
             <div>
               <dt>{t("metrics.cost")}</dt>
               <dd data-testid="cost">${cost.toFixed(4)}</dd>

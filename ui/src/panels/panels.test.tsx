@@ -9,8 +9,8 @@ import { redact } from "./AuditLogViewer";
 
 const session = { id: "s1", title: "TRGB distances", model: "qwen3-max", summary: null, createdAt: "2026-12-01T10:00:00Z", updatedAt: "2026-12-01T10:05:00Z", messageCount: 4 };
 
-const metric = (step: number, kind: string, name: string, prompt: number, completion: number, ms: number): MetricEntry => ({
-  runId: "r1", step, agentName: "main", kind, name, promptTokens: prompt, completionTokens: completion, durationMs: ms, createdAt: "2026-12-01T10:00:00Z",
+const metric = (step: number, kind: string, name: string, prompt: number, completion: number, ms: number, via: string | null = null): MetricEntry => ({
+  runId: "r1", step, agentName: "main", kind, name, via, promptTokens: prompt, completionTokens: completion, durationMs: ms, createdAt: "2026-12-01T10:00:00Z",
 });
 
 const audit = (id: number, tool: string, decision: string, outcome: string): AuditEntry => ({
@@ -137,6 +137,31 @@ describe("MetricsPanel", () => {
     expect(within(within(panel).getByTestId("tokens-chart")).getAllByTestId("chart-bar")).toHaveLength(2);
     expect(within(panel).getByTestId("tools-chart")).toHaveTextContent("query_target");
     expect(within(panel).getByTestId("ads-quota")).toHaveTextContent("not known until the first ADS search");
+  });
+
+  it("counts a tool's own model calls and shows waiting for the user apart from the tools' time", async () => {
+    mockBackend({
+      sessions: [session],
+      metrics: {
+        s1: [
+          metric(1, "model", "qwen3-max", 1000, 100, 900),
+          metric(1, "wait", "run_bash", 0, 0, 12000),
+          metric(1, "tool", "run_bash", 0, 0, 300),
+          metric(1, "tool", "rag_search", 0, 0, 2500),
+          metric(1, "model", "qwen3-max", 3000, 200, 2000, "rag_search"),
+          metric(2, "model", "qwen3-max", 2000, 300, 1500),
+        ],
+      },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-metrics"));
+    const panel = await screen.findByTestId("metrics-panel");
+    await waitFor(() => expect(within(panel).getByTestId("tokens-in")).toHaveTextContent("6,000"));
+    expect(within(panel).getByTestId("model-calls")).toHaveTextContent("3 · 4.4 s (1 inside tools)");
+    expect(within(panel).getByTestId("tool-calls")).toHaveTextContent("2 · 2.8 s");
+    expect(within(panel).getByTestId("waiting")).toHaveTextContent("12.0 s");
+    expect(within(within(panel).getByTestId("tokens-chart")).getAllByTestId("chart-bar")).toHaveLength(2);
   });
 
   it("shows the ADS quota the last answer stated, as a warning below a tenth", async () => {

@@ -65,14 +65,16 @@ pub(super) async fn run(
         wait.cancelled().await;
     }
     let started = Instant::now();
+    let mut waited = Duration::ZERO;
     let (output, outcome, decision, arguments) =
-        decide_and_execute(&shared, &call, step, &sibling_abort).await;
+        decide_and_execute(&shared, &call, step, &sibling_abort, &mut waited).await;
     let result = CallResult {
         tool_call_id: call.tool_call_id.clone(),
         name: call.name.clone(),
         arguments,
         output,
-        duration: started.elapsed(),
+        duration: started.elapsed().saturating_sub(waited),
+        waited,
         outcome,
         decision,
         finished_at: Instant::now(),
@@ -94,11 +96,13 @@ pub(super) async fn run(
 
 type Verdict = (ToolOutput, &'static str, &'static str, serde_json::Value);
 
+/// Decides and runs the call; `waited` is set to the time spent asking the user.
 async fn decide_and_execute(
     shared: &ExecutorShared,
     call: &Prepared,
     step: i32,
     sibling_abort: &CancellationToken,
+    waited: &mut Duration,
 ) -> Verdict {
     let rejected = |message: String| {
         (
@@ -238,7 +242,8 @@ async fn decide_and_execute(
                 crate::security::confine::confinement().describe()
             ));
         }
-        match shared
+        let asked = Instant::now();
+        let answer = shared
             .broker
             .ask(
                 context.events.as_ref(),
@@ -251,8 +256,9 @@ async fn decide_and_execute(
                 },
                 &context.cancel,
             )
-            .await
-        {
+            .await;
+        *waited = asked.elapsed();
+        match answer {
             PermissionAnswer::AllowOnce => {}
             PermissionAnswer::AllowSession { rule } => grant(shared, &grants, rule, false).await,
             PermissionAnswer::AllowAlways { rule } => grant(shared, &grants, rule, true).await,
@@ -483,6 +489,7 @@ pub(super) async fn persist_if_oversized(
         content,
         is_error: output.is_error,
         metadata,
+        model_calls: output.model_calls,
     }
 }
 

@@ -72,7 +72,8 @@ impl TypedTool for RagSearchTool {
         .await
         {
             Ok(answer) => ToolOutput::ok(answer.to_text())
-                .with_metadata(serde_json::to_value(&answer).unwrap_or_default()),
+                .with_metadata(serde_json::to_value(&answer).unwrap_or_default())
+                .with_model_call(answer.model_call),
             Err(error) => ToolOutput::error(error),
         }
     }

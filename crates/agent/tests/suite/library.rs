@@ -112,6 +112,28 @@ async fn rag_search_answers_from_the_library_with_page_citations_and_notes_are_s
     );
     assert_eq!(nothing.2["answered"], false);
 
+    // The model call inside rag_search counts, under rag_search, in the metrics and the
+    // run's usage: 5 calls of the agent and 1 of the tool.
+    let metrics = harness
+        .store
+        .session_metrics(&outcome.session_id)
+        .await
+        .unwrap();
+    let models: Vec<_> = metrics.iter().filter(|m| m.kind == "model").collect();
+    assert_eq!(models.len(), 6, "{metrics:?}");
+    let inner: Vec<_> = models
+        .iter()
+        .filter(|m| m.via.as_deref() == Some("rag_search"))
+        .collect();
+    assert_eq!(inner.len(), 1, "{models:?}");
+    assert!(inner[0].prompt_tokens > 0 && inner[0].completion_tokens > 0);
+    let prompt: i32 = models.iter().map(|m| m.prompt_tokens).sum();
+    let completion: i32 = models.iter().map(|m| m.completion_tokens).sum();
+    assert_eq!(
+        (outcome.usage.prompt_tokens, outcome.usage.completion_tokens),
+        (prompt, completion)
+    );
+
     // save_note: an unknown paper is refused; the imported file's name finds it.
     assert!(
         results[2].1,

@@ -35,6 +35,8 @@ struct Answering {
     collected: CollectingSink,
     broker: Arc<PermissionBroker>,
     answer: PermissionAnswer,
+    /// How long the user takes to answer.
+    delay: Duration,
 }
 
 impl EventSink for Answering {
@@ -43,8 +45,9 @@ impl EventSink for Answering {
             let broker = self.broker.clone();
             let request_id = request_id.clone();
             let answer = self.answer.clone();
+            let delay = self.delay;
             tokio::spawn(async move {
-                tokio::time::sleep(Duration::from_millis(10)).await;
+                tokio::time::sleep(delay).await;
                 broker.answer(&request_id, answer);
             });
         }
@@ -57,11 +60,21 @@ async fn run_answering(
     session: Option<&str>,
     answer: PermissionAnswer,
 ) -> (asterism_agent::RunOutcome, Vec<AgentEvent>) {
+    run_answering_after(harness, session, answer, Duration::from_millis(10)).await
+}
+
+async fn run_answering_after(
+    harness: &Harness,
+    session: Option<&str>,
+    answer: PermissionAnswer,
+    delay: Duration,
+) -> (asterism_agent::RunOutcome, Vec<AgentEvent>) {
     let collected = CollectingSink::new();
     let sink = Arc::new(Answering {
         collected: collected.clone(),
         broker: harness.runtime.broker().clone(),
         answer,
+        delay,
     });
     let request = RunRequest {
         session_id: session.map(str::to_string),
@@ -132,6 +145,43 @@ async fn allow_for_the_session_asks_once() {
     .await;
     assert_eq!(requests(&events), 0, "the session grant holds");
     assert_eq!(tool_results(&events)[0].0, "wrote notes/b.md");
+}
+
+#[tokio::test]
+async fn the_time_spent_waiting_for_the_user_is_measured_apart_from_the_tools_own() {
+    let harness = harness(vec![write_turn("a", "notes/a.md"), answer()]).await;
+    let (outcome, events) = run_answering_after(
+        &harness,
+        None,
+        PermissionAnswer::AllowOnce,
+        Duration::from_millis(400),
+    )
+    .await;
+    assert_eq!(tool_results(&events)[0].0, "wrote notes/a.md");
+    let metrics = harness
+        .store
+        .session_metrics(&outcome.session_id)
+        .await
+        .unwrap();
+    let of = |kind: &str| {
+        metrics
+            .iter()
+            .filter(|m| m.kind == kind && m.name == "write_note")
+            .map(|m| m.duration_ms)
+            .collect::<Vec<_>>()
+    };
+    let (waits, runs) = (of("wait"), of("tool"));
+    assert_eq!((waits.len(), runs.len()), (1, 1), "{metrics:?}");
+    assert!(waits[0] >= 400.0, "the wait is the user's: {waits:?}");
+    assert!(runs[0] < 400.0, "the tool's time is its own: {runs:?}");
+    let shown = events.iter().find_map(|event| match event {
+        AgentEvent::ToolResult { duration_ms, .. } => Some(*duration_ms),
+        _ => None,
+    });
+    assert!(
+        shown.unwrap() < 400.0,
+        "the timeline shows the tool's own time"
+    );
 }
 
 #[tokio::test]
