@@ -330,6 +330,7 @@ async fn session_with_history(store: &Store, id: &str) {
             agent_name: "main".into(),
             kind: "model".into(),
             name: "qwen3-max".into(),
+            via: Some("rag_search".into()),
             prompt_tokens: 812,
             completion_tokens: 40,
             duration_ms: 930.0,
@@ -386,9 +387,12 @@ async fn a_session_bundle_round_trips_into_another_database_under_a_new_id_each_
         "every message, tool call and raw JSON comes back"
     );
     assert_eq!(other.audit_count(&first).await.unwrap(), 3);
+    let metric = &other.session_metrics(&first).await.unwrap()[0];
+    assert_eq!(metric.prompt_tokens, 812);
     assert_eq!(
-        other.session_metrics(&first).await.unwrap()[0].prompt_tokens,
-        812
+        metric.via.as_deref(),
+        Some("rag_search"),
+        "a tool's model call stays its"
     );
     assert_eq!(other.session(&first).await.unwrap().title, "TRGB distances");
 
