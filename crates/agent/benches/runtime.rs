@@ -1,9 +1,10 @@
 //! Runtime figures (issue "2/6 Agent runtime"): run with
 //! `cargo bench -p asterism-agent --bench runtime`.
 //!
-//! 1. Overhead per ReAct step: a 200-step session against an in-process model that
+//! 1. Overhead per ReAct step: a 1,010-step session against an in-process model that
 //!    answers instantly, one echo call per step, persistence to a real SQLite file
-//!    included (flushed before the clock stops).
+//!    included (flushed before the clock stops); the time per step around steps 10, 100
+//!    and 1,000, and this process's CPU per step.
 //! 2. Five concurrency-safe tools sleeping 200 ms each in one step: wall time of the step.
 //! 3. Streaming executor: how long before the end of the model's stream the first tool
 //!    starts, against the scripted model over loopback HTTP with 10 ms between chunks.
@@ -156,9 +157,20 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
     })
 }
 
+/// The mean time between consecutive tool results over steps `from..to` (1-based).
+fn window_ms(results: &[Duration], from: usize, to: usize) -> f64 {
+    let gaps: Vec<f64> = results
+        .windows(2)
+        .skip(from.saturating_sub(1))
+        .take(to - from)
+        .map(|pair| (pair[1] - pair[0]).as_secs_f64() * 1000.0)
+        .collect();
+    gaps.iter().sum::<f64>() / gaps.len().max(1) as f64
+}
+
 async fn step_overhead() {
     let dir = tempfile::tempdir().unwrap();
-    let steps = 200;
+    let steps = 1_010;
     let model = Arc::new(InstantModel {
         turn: Mutex::new(0),
         steps,
@@ -167,7 +179,7 @@ async fn step_overhead() {
         arguments: |turn, _| format!("{{\"text\": \"step {turn}\"}}"),
     });
     let config = AgentConfig {
-        max_steps: 500,
+        max_steps: 2_000,
         ..AgentConfig::default()
     };
     let runtime = AgentRuntime::new(
@@ -181,6 +193,7 @@ async fn step_overhead() {
         marks: Mutex::default(),
     });
     let started = Instant::now();
+    let cpu = cpu_seconds();
     let outcome = runtime
         .run(
             RunRequest {
@@ -193,25 +206,19 @@ async fn step_overhead() {
         )
         .await;
     let total = started.elapsed();
-    {
-        let marks = sink.marks.lock().unwrap();
-        let last_result = marks
-            .iter()
-            .filter(|(_, kind)| *kind == "ToolResult")
-            .map(|(at, _)| *at)
-            .max()
-            .unwrap();
-        let finished = marks
-            .iter()
-            .find(|(_, kind)| *kind == "RunFinished")
-            .unwrap()
-            .0;
-        println!(
-            "  (loop until the last result: {:.1} ms; flush to RunFinished: {:.1} ms)",
-            last_result.as_secs_f64() * 1000.0,
-            (finished - last_result).as_secs_f64() * 1000.0
-        );
-    }
+    let cpu = cpu_seconds() - cpu;
+    let marks = sink.marks.lock().unwrap().clone();
+    let results: Vec<Duration> = marks
+        .iter()
+        .filter(|(_, kind)| *kind == "ToolResult")
+        .map(|(at, _)| *at)
+        .collect();
+    let last_result = *results.last().unwrap();
+    let finished = marks
+        .iter()
+        .find(|(_, kind)| *kind == "RunFinished")
+        .unwrap()
+        .0;
     let stored = runtime
         .services()
         .store
@@ -221,10 +228,30 @@ async fn step_overhead() {
         .len();
     let per_step = total.as_secs_f64() * 1000.0 / f64::from(outcome.steps);
     println!(
-        "step overhead: {} steps in {:.1} ms = {per_step:.3} ms per step (target < 1 ms), {stored} messages stored",
+        "step overhead: {} steps in {:.1} ms = {per_step:.3} ms per step, {:.3} ms of this process's CPU per step (target < 1 ms, flat), {stored} messages stored; flush to RunFinished {:.1} ms",
         outcome.steps,
-        total.as_secs_f64() * 1000.0
+        total.as_secs_f64() * 1000.0,
+        cpu * 1000.0 / f64::from(outcome.steps),
+        (finished - last_result).as_secs_f64() * 1000.0
     );
+    println!(
+        "  per step around step 10: {:.3} ms, 100: {:.3} ms, 1000: {:.3} ms",
+        window_ms(&results, 5, 15),
+        window_ms(&results, 95, 105),
+        window_ms(&results, 995, 1005),
+    );
+}
+
+/// CPU time (user + system) this process has used, in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // After the command: state is field 0, utime 11 and stime 12 (clock ticks of 1/100 s).
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 async fn five_parallel_sleeps() {
@@ -419,9 +446,14 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         let _ = ToolRegistry::empty();
+        // `cargo bench … --bench runtime -- steps`: the step overhead alone.
+        let only_steps = std::env::args().any(|arg| arg == "steps");
         for round in 1..=3 {
             println!("-- round {round}");
             step_overhead().await;
+            if only_steps {
+                continue;
+            }
             five_parallel_sleeps().await;
             streaming_head_start().await;
             replay_10k().await;
