@@ -249,7 +249,12 @@ fn cpu_seconds() -> f64 {
         .rsplit_once(')')
         .map(|(_, rest)| rest.split_whitespace().collect())
         .unwrap_or_default();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     // After the command: state is field 0, utime 11 and stime 12 (clock ticks of 1/100 s).
     (ticks(11) + ticks(12)) / 100.0
 }

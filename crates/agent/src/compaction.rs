@@ -90,6 +90,75 @@ pub fn micro_compact(messages: &mut [ChatMessage], keep: usize) -> usize {
     clear
 }
 
+/// The messages sent to the model, kept from step to step: the system prompt, then the
+/// conversation with all but the latest `keep` tool outputs cleared (as
+/// [`micro_compact`] would). Each step appends only what the conversation gained, and
+/// the request shares the list instead of copying it, so a step costs the same at step
+/// 1,000 as at step 10. A compaction (which replaces the conversation's first message)
+/// or another system prompt rebuilds it.
+#[derive(Debug, Default)]
+pub struct SentMessages {
+    messages: std::sync::Arc<Vec<ChatMessage>>,
+    /// How many messages of the conversation are in `messages`.
+    mirrored: usize,
+    /// The first and the last mirrored messages as the conversation had them.
+    first: Option<ChatMessage>,
+    last: Option<ChatMessage>,
+    /// Where in `messages` the tool outputs not cleared yet are, oldest first.
+    live: std::collections::VecDeque<usize>,
+}
+
+impl SentMessages {
+    /// The messages for a request about `conversation` under `system`.
+    pub fn update(
+        &mut self,
+        system: &str,
+        conversation: &[ChatMessage],
+        keep: usize,
+    ) -> std::sync::Arc<Vec<ChatMessage>> {
+        if !self.follows(system, conversation) {
+            *self = Self::default();
+            std::sync::Arc::make_mut(&mut self.messages).push(ChatMessage::System {
+                content: system.to_string(),
+            });
+        }
+        // Shared with a request still held elsewhere: copied once, then owned again.
+        let messages = std::sync::Arc::make_mut(&mut self.messages);
+        for message in &conversation[self.mirrored..] {
+            if matches!(message, ChatMessage::Tool { content, .. } if content != CLEARED_TOOL_OUTPUT)
+            {
+                self.live.push_back(messages.len());
+            }
+            messages.push(message.clone());
+        }
+        while self.live.len() > keep {
+            let Some(index) = self.live.pop_front() else {
+                break;
+            };
+            if let Some(ChatMessage::Tool { content, .. }) = messages.get_mut(index) {
+                *content = CLEARED_TOOL_OUTPUT.to_string();
+            }
+        }
+        self.mirrored = conversation.len();
+        self.first = conversation.first().cloned();
+        self.last = conversation.last().cloned();
+        self.messages.clone()
+    }
+
+    /// Whether `conversation` is the one mirrored, grown at its end only.
+    fn follows(&self, system: &str, conversation: &[ChatMessage]) -> bool {
+        let same_system = matches!(
+            self.messages.first(),
+            Some(ChatMessage::System { content }) if content == system
+        );
+        same_system
+            && self.mirrored > 0
+            && self.mirrored <= conversation.len()
+            && conversation.first() == self.first.as_ref()
+            && conversation.get(self.mirrored - 1) == self.last.as_ref()
+    }
+}
+
 /// Where the kept tail starts: the `keep_user_turns`-th last user message, so no
 /// tool result is separated from its call.
 pub fn tail_start(messages: &[ChatMessage], keep_user_turns: usize) -> usize {
@@ -152,7 +221,7 @@ pub async fn summarize(
                     .into(),
             },
             ChatMessage::User { content: format!("Summarise this conversation:\n\n{transcript}") },
-        ],
+        ].into(),
         tools: Vec::new(),
         enable_thinking: false,
         model: None,
@@ -268,6 +337,51 @@ mod tests {
         );
         assert_eq!(outputs.len(), 5, "every call keeps a result");
         assert_eq!(micro_compact(&mut messages, 2), 0, "idempotent");
+    }
+
+    /// What a request sent before the list was kept: system prompt, a copy, micro-compacted.
+    fn copied(system: &str, conversation: &[ChatMessage], keep: usize) -> Vec<ChatMessage> {
+        let mut messages = vec![ChatMessage::System {
+            content: system.into(),
+        }];
+        messages.extend(conversation.iter().cloned());
+        micro_compact(&mut messages, keep);
+        messages
+    }
+
+    #[test]
+    fn the_kept_request_is_the_copied_one_step_after_step_and_after_a_compaction() {
+        let mut sent = SentMessages::default();
+        let mut conversation = Vec::new();
+        for i in 0..8 {
+            conversation.extend(turn(
+                &format!("q{i}"),
+                &format!("out {i}"),
+                &format!("c{i}"),
+            ));
+            let shared = sent.update("system", &conversation, 3);
+            assert_eq!(*shared, copied("system", &conversation, 3), "step {i}");
+        }
+        // A request still holding the list does not see later steps.
+        let held = sent.update("system", &conversation, 3);
+        conversation.extend(turn("q8", "out 8", "c8"));
+        let next = sent.update("system", &conversation, 3);
+        assert_eq!(held.len() + 4, next.len());
+        assert_eq!(*next, copied("system", &conversation, 3));
+        // A compaction replaces the start; another system prompt too.
+        let compacted: Vec<ChatMessage> = std::iter::once(ChatMessage::User {
+            content: format!("{SUMMARY_PREFIX}earlier"),
+        })
+        .chain(conversation[conversation.len() - 8..].iter().cloned())
+        .collect();
+        assert_eq!(
+            *sent.update("system", &compacted, 3),
+            copied("system", &compacted, 3)
+        );
+        assert_eq!(
+            *sent.update("other", &compacted, 3),
+            copied("other", &compacted, 3)
+        );
     }
 
     #[test]

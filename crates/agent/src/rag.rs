@@ -334,7 +334,7 @@ pub async fn answer(
             ChatMessage::User {
                 content: format!("Passages:\n\n{passages}Question: {question}"),
             },
-        ],
+        ].into(),
         tools: Vec::new(),
         enable_thinking: false,
         model: None,

@@ -518,6 +518,7 @@ impl AgentRuntime {
         let rows = &run.rows;
         let mut breaker = CircuitBreaker::new(self.config.compaction.breaker_threshold);
         let mut context_retry_used = false;
+        let mut sent = crate::compaction::SentMessages::default();
         let mut step = 1;
         while step <= max_steps {
             outcome.steps = step;
@@ -541,7 +542,7 @@ impl AgentRuntime {
             .await;
             let mut executor = StepExecutor::new(shared.clone(), step);
             let response = match self
-                .stream_step(run, step, system, conversation, &mut executor)
+                .stream_step(run, step, system, conversation, &mut sent, &mut executor)
                 .await
             {
                 StepOutcome::Answer(response, latency_ms) => (response, latency_ms),

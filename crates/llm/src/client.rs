@@ -106,7 +106,7 @@ impl OpenAiClient {
             .unwrap_or_else(|| self.config.model.clone());
         let mut body = serde_json::json!({
             "model": model,
-            "messages": request.messages,
+            "messages": &*request.messages,
             "stream": true,
             "stream_options": {"include_usage": true},
         });

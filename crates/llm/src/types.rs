@@ -99,7 +99,9 @@ mod wire_tool_calls {
 /// What to ask the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
-    pub messages: Vec<ChatMessage>,
+    /// Shared, so a long conversation is not copied for each step (the runtime appends
+    /// to the same list while no request holds it).
+    pub messages: std::sync::Arc<Vec<ChatMessage>>,
     pub tools: Vec<ToolDefinition>,
     /// Ask for reasoning. Sent as `enable_thinking` only to Qwen/DashScope; other
     /// providers decide by model (DeepSeek's reasoner always thinks).

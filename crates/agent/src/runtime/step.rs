@@ -8,7 +8,7 @@ use asterism_protocol::AgentEvent;
 use futures::StreamExt;
 
 use super::{AgentRuntime, Run};
-use crate::compaction::micro_compact;
+use crate::compaction::SentMessages;
 use crate::executor::StepExecutor;
 
 /// The model's answer for one step, or why there is none.
@@ -28,14 +28,14 @@ impl AgentRuntime {
         step: i32,
         system: &str,
         conversation: &[ChatMessage],
+        sent: &mut SentMessages,
         executor: &mut StepExecutor,
     ) -> StepOutcome {
-        let mut messages = Vec::with_capacity(conversation.len() + 1);
-        messages.push(ChatMessage::System {
-            content: system.to_string(),
-        });
-        messages.extend(conversation.iter().cloned());
-        micro_compact(&mut messages, self.config.compaction.keep_tool_outputs);
+        let messages = sent.update(
+            system,
+            conversation,
+            self.config.compaction.keep_tool_outputs,
+        );
         let request = ChatRequest {
             messages,
             tools: executor.registry().definitions(),

@@ -22,7 +22,7 @@ async fn outcome(script: Script) -> Result<String, LlmError> {
     config.idle_timeout = Duration::from_millis(500);
     let client = OpenAiClient::new(config).unwrap();
     let request = ChatRequest {
-        messages: vec![],
+        messages: Default::default(),
         tools: vec![],
         enable_thinking: false,
         model: None,
@@ -123,7 +123,7 @@ async fn an_unreachable_endpoint_is_a_network_error() {
     ))
     .unwrap();
     let request = ChatRequest {
-        messages: vec![],
+        messages: Default::default(),
         tools: vec![],
         enable_thinking: false,
         model: None,

@@ -19,7 +19,7 @@ pub async fn run_body(
     ))
     .unwrap();
     let request = ChatRequest {
-        messages: vec![],
+        messages: Default::default(),
         tools: vec![],
         enable_thinking: false,
         model: None,

@@ -42,7 +42,8 @@ async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
                 tool_call_id: "call_1".into(),
                 content: "M 106".into(),
             },
-        ],
+        ]
+        .into(),
         tools: vec![ToolDefinition {
             name: "query_target".into(),
             description: "Resolve an object name".into(),
