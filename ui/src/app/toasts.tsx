@@ -1,21 +1,31 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 
-type Toast = { id: number; kind: "error" | "info"; message: string };
+type Toast = { id: number; kind: "error" | "info"; message: string; at: number };
+
+/** Toasts raised within this long of each other belong to one action and stack; a later one replaces them. */
+const SAME_ACTION_MS = 1000;
+/** How long a toast stays unless dismissed: an error longer, to be read. */
+const LIFETIME_MS = { info: 4000, error: 10000 };
 type Toasts = { error: (message: string) => void; info: (message: string) => void };
 
 const ToastContext = createContext<Toasts>({ error: () => {}, info: () => {} });
 
-/** Errors and confirmations of the panels, bottom right, dismissable; info fades. */
+/**
+ * Errors and confirmations of the panels, bottom right: dismissable, gone by themselves
+ * (info after 4 s, errors after 10 s), and replaced by the next action's.
+ */
 export function ToastProvider({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const [toasts, setToasts] = useState<Toast[]>([]);
   const dismiss = useCallback((id: number) => setToasts((all) => all.filter((toast) => toast.id !== id)), []);
   const push = useCallback(
     (kind: Toast["kind"], message: string) => {
-      const id = Date.now() + Math.random();
-      setToasts((all) => [...all.slice(-3), { id, kind, message }]);
-      if (kind === "info") setTimeout(() => dismiss(id), 4000);
+      const at = Date.now();
+      const id = at + Math.random();
+      // What an earlier action said goes: the screen shows what the latest one did.
+      setToasts((all) => [...all.filter((toast) => at - toast.at < SAME_ACTION_MS).slice(-3), { id, kind, message, at }]);
+      setTimeout(() => dismiss(id), LIFETIME_MS[kind]);
     },
     [dismiss],
   );

@@ -6,6 +6,7 @@ import {
   commands,
   type CollectionInfo,
   type ImportEvent,
+  type ImportedFile,
   type ImportPick,
   type ImportSummary,
   type LibraryPaper,
@@ -16,6 +17,7 @@ import {
 import { call, describeError, useToasts } from "../app/toasts";
 import { FileActions, PaperLinks } from "../links/Links";
 import type { LibraryRequest } from "../app/navigation";
+import { ImportResults, noteworthy } from "./ImportResults";
 import { LibraryObjects } from "./LibraryObjects";
 import { PaperGraph } from "./PaperGraph";
 
@@ -55,6 +57,8 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
   const [selected, setSelected] = useState<string | null>(null);
   const [details, setDetails] = useState<PaperDetails | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
+  // The files of the last import that need the user (failed, skipped, warned).
+  const [results, setResults] = useState<ImportedFile[]>([]);
   // An import (or its dialog) is under way: one at a time.
   const [importing, setImporting] = useState(false);
   const [dragging, setDragging] = useState(false);
@@ -104,8 +108,10 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
       if (importing) return;
       setImporting(true);
       const channel = new Channel<ImportEvent>();
+      setResults([]);
       channel.onmessage = (event) => {
         if (event.kind === "file") {
+          if (noteworthy(event)) setResults((all) => [...all.filter((file) => file.path !== event.path), event]);
           setProgress((p) => ({ ...(p ?? { embedded: 0, toEmbed: 0 }), files: event.done, total: event.total, last: event.path.split(/[\\/]/).pop() ?? "" }));
         } else if (event.kind === "embedding") {
           setProgress((p) => ({ ...(p ?? { files: 0, total: 0, last: "" }), embedded: event.done, toEmbed: event.total }));
@@ -114,8 +120,8 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
       try {
         const summary: ImportSummary | null = await call(start(channel));
         if (summary) {
+          // Each file that needs the user is in the results list; the toast is the count.
           toasts.info(t("library.imported", summary));
-          if (summary.failed > 0) toasts.error(t("library.importFailed", { count: summary.failed }));
           if (summary.indexError) toasts.error(summary.indexError);
         }
       } catch (error) {
@@ -282,6 +288,7 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
           </span>
         </div>
       )}
+      <ImportResults files={results} onRetry={(path) => void importPaths([path])} onDismiss={() => setResults([])} />
       {dragging && <div className="drop-hint">{t("library.dropHint")}</div>}
 
       <div className="library-body">

@@ -275,6 +275,48 @@ describe("LibraryView", () => {
   });
 });
 
+describe("Import results", () => {
+  it("lists each file that needs the user with its reason and what to do, retries a failed one, and lets earlier toasts go", async () => {
+    const folder = "/home/astro/Drafts";
+    const backend = mockBackend({
+      papers: [paper],
+      dialog: [folder],
+      importEvents: [
+        { kind: "file", done: 1, total: 4, path: `${folder}/good.pdf`, outcome: "imported", paperId: "p1", title: "CCHP", message: null },
+        { kind: "file", done: 2, total: 4, path: `${folder}/broken.pdf`, outcome: "failed", paperId: null, title: null, message: "the PDF is damaged or truncated: xref" },
+        { kind: "file", done: 3, total: 4, path: `${folder}/locked.pdf`, outcome: "imported", paperId: "p9", title: "Locked", message: "the PDF is encrypted with a password; its text is not searchable" },
+        { kind: "file", done: 4, total: 4, path: `${folder}/notes.docx`, outcome: "skipped", paperId: null, title: null, message: "not a PDF, .bib or CSL-JSON file" },
+      ],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    const view = await screen.findByTestId("library-view");
+    await user.click(within(view).getByTestId("library-import"));
+    const results = await screen.findByTestId("import-results");
+    const rows = within(results).getAllByTestId("import-result");
+    expect(rows.map((row) => row.querySelector("strong")?.textContent)).toEqual(["broken.pdf", "locked.pdf", "notes.docx"]);
+    expect(rows[0]).toHaveTextContent("damaged or truncated");
+    expect(rows[0]).toHaveTextContent("Download or export the file again, then Retry.");
+    expect(rows[1]).toHaveTextContent("save a copy without the password");
+    expect(rows[2]).toHaveTextContent("Only PDFs, .bib and CSL-JSON files and Zotero data folders are imported.");
+    expect(within(rows[1]!).queryByTestId("import-retry")).toBeNull();
+    expect(screen.queryByTestId("error-toast")).toBeNull();
+    expect(await screen.findByTestId("info-toast")).toHaveTextContent("1 imported");
+
+    await user.click(within(rows[0]!).getByTestId("import-retry"));
+    await waitFor(() => expect(backend.callsTo("library_import_paths")).toHaveLength(1));
+    expect(backend.callsTo("library_import_paths")[0]!.args.paths).toEqual([`${folder}/broken.pdf`]);
+
+    // The next action's message replaces the import's; the list stays until dismissed.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await user.click(within(view).getByTestId("library-import"));
+    await waitFor(() => expect(screen.getAllByTestId("info-toast")).toHaveLength(1));
+    await user.click(within(screen.getByTestId("import-results")).getByText("Dismiss"));
+    expect(screen.queryByTestId("import-results")).toBeNull();
+  });
+});
+
 describe("SettingsPanel", () => {
   it("never shows a key unmasked, and saves only what changed with new keys apart", async () => {
     const backend = mockBackend({ settings });
