@@ -12,7 +12,8 @@ pub struct NewsArgs {
     /// Submissions from this day (YYYY-MM-DD) to today; default yesterday.
     #[arg(long)]
     since: Option<NaiveDate>,
-    /// arXiv categories, comma-separated (default NEWS_CATEGORIES; astro-ph is all six).
+    /// arXiv categories, comma-separated (default NEWS_CATEGORIES, else those of your
+    /// library's papers, else astro-ph; astro-ph is all six astro-ph.* categories).
     #[arg(long, value_delimiter = ',')]
     categories: Vec<String>,
     /// Rank this author's papers up too (besides NEWS_AUTHORS). Repeatable.

@@ -204,15 +204,20 @@ fn write_cached(path: &Path, fetched: &Fetched) -> std::io::Result<()> {
 
 impl Library {
     /// The submissions of `request`, ranked for this library.
+    /// No categories asked for: those of the library's papers, else astro-ph.
     pub async fn news(&self, request: &NewsRequest) -> Result<NewsList, String> {
-        let categories = expand_categories(&request.categories)?;
-        let (fetched, from_cache, notice) = self.submissions(request, &categories).await?;
-        let objects = self.objects().await.map_err(|error| error.to_string())?;
         let papers = self
             .store
             .profile_papers()
             .await
             .map_err(|error| error.to_string())?;
+        let categories = if request.categories.is_empty() {
+            expand_categories(&self.library_categories(&papers).await)?
+        } else {
+            expand_categories(&request.categories)?
+        };
+        let (fetched, from_cache, notice) = self.submissions(request, &categories).await?;
+        let objects = self.objects().await.map_err(|error| error.to_string())?;
         let (closeness, compared_by) = self.closeness(&fetched.papers, &papers).await;
         let profile = Profile::new(papers, &request.followed, objects);
         let nearby = self.resolve_named(&profile, &fetched.papers).await;
@@ -240,6 +245,61 @@ impl Library {
             compared_by,
             items,
         })
+    }
+
+    /// The primary arXiv categories of the library's papers that hold a tenth of those
+    /// with an arXiv id or more, most papers first. Each paper's is asked of arXiv once
+    /// (100 ids a request) and kept in `{data dir}/news/categories.json`; offline, the
+    /// ones kept.
+    async fn library_categories(&self, papers: &[ProfilePaper]) -> Vec<String> {
+        let path = self.data_dir.join("news").join("categories.json");
+        let mut known: HashMap<String, String> = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        let ids: Vec<String> = papers.iter().filter_map(|p| p.arxiv_id.clone()).collect();
+        let missing: Vec<String> = ids
+            .iter()
+            .filter(|id| !known.contains_key(*id))
+            .cloned()
+            .collect();
+        let mut asked = false;
+        for chunk in missing.chunks(100) {
+            let Ok(records) = self.papers.arxiv.by_ids(chunk).await else {
+                break;
+            };
+            asked = true;
+            for id in chunk {
+                let primary = records
+                    .iter()
+                    .find(|record| record.arxiv_id.as_deref() == Some(id.as_str()))
+                    .and_then(|record| record.categories.first().cloned())
+                    .unwrap_or_default();
+                known.insert(id.clone(), primary);
+            }
+        }
+        if asked {
+            let written = std::fs::create_dir_all(path.parent().unwrap_or(&self.data_dir))
+                .and_then(|()| {
+                    std::fs::write(&path, serde_json::to_vec(&known).unwrap_or_default())
+                });
+            if let Err(error) = written {
+                tracing::warn!(%error, "could not keep the library's categories");
+            }
+        }
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for id in &ids {
+            if let Some(category) = known.get(id).filter(|c| !c.is_empty()) {
+                *counts.entry(category.as_str()).or_default() += 1;
+            }
+        }
+        let total: usize = counts.values().sum();
+        let mut chosen: Vec<(&str, usize)> = counts
+            .into_iter()
+            .filter(|(_, n)| n * 10 >= total)
+            .collect();
+        chosen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        chosen.into_iter().map(|(c, _)| c.to_string()).collect()
     }
 
     /// Today's list from the cache, else from arXiv (then cached); when arXiv cannot be

@@ -136,8 +136,8 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
     ),
     (
         "NEWS_CATEGORIES",
-        "astro-ph",
-        "arXiv categories `asterism news` lists, separated by commas (astro-ph: all six astro-ph.* categories).",
+        "",
+        "arXiv categories `asterism news` lists, separated by commas (astro-ph: all six astro-ph.* categories); empty: those of your library's papers, else astro-ph.",
     ),
     (
         "NEWS_AUTHORS",

@@ -143,3 +143,31 @@ async fn the_days_submissions_rank_by_the_library_and_come_from_the_cache_offlin
     let bad = run(&["news", "--categories", "astro-ph) OR (all:x"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not an arXiv category"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_categories_set_the_librarys_own_are_listed() {
+    let server = FixtureServer::start(all_routes()).await.unwrap();
+    let arxiv = format!("{}/arxiv-api", server.url());
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let bib = home.join("refs.bib");
+    // arXiv answers 1111.2011 (recorded) with primary category cond-mat.str-el.
+    std::fs::write(
+        &bib,
+        "@article{k, title = {Spin liquids}, author = {Doe, J.}, year = {2011},\n  eprint = {1111.2011}, archivePrefix = {arXiv}}\n",
+    )
+    .unwrap();
+    let import = asterism(
+        home,
+        &arxiv,
+        &["library", "import", bib.to_str().unwrap(), "--offline"],
+    );
+    assert!(import.status.success(), "{import:?}");
+    let news = json(&asterism(home, &arxiv, &["news", "--json"]));
+    assert_eq!(news["categories"], serde_json::json!(["cond-mat.str-el"]));
+    // Kept: offline, the same categories (and today's list from the cache).
+    drop(server);
+    let again = json(&asterism(home, &arxiv, &["news", "--json"]));
+    assert_eq!(again["categories"], news["categories"]);
+    assert_eq!(again["fromCache"], true);
+}
