@@ -193,12 +193,14 @@ fn latest_cached(folder: &Path, categories: &[String]) -> Option<Fetched> {
     names.iter().rev().find_map(|path| read_cached(path))
 }
 
-fn write_cached(path: &Path, fetched: &Fetched) -> std::io::Result<()> {
+/// Writes `value` as JSON through a file beside `path` (named by this process, so two
+/// processes never share one), so a reader never sees half of it.
+fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
     if let Some(folder) = path.parent() {
         std::fs::create_dir_all(folder)?;
     }
-    let partial = path.with_extension("json.partial");
-    std::fs::write(&partial, serde_json::to_vec(fetched)?)?;
+    let partial = path.with_extension(format!("json.{}.partial", std::process::id()));
+    std::fs::write(&partial, serde_json::to_vec(value)?)?;
     std::fs::rename(&partial, path)
 }
 
@@ -217,7 +219,11 @@ impl Library {
             expand_categories(&request.categories)?
         };
         let (fetched, from_cache, notice) = self.submissions(request, &categories).await?;
-        let objects = self.objects().await.map_err(|error| error.to_string())?;
+        // Objects as resolved so far: no Sesame lookups of unresolved names here.
+        let objects = self
+            .known_objects()
+            .await
+            .map_err(|error| error.to_string())?;
         let (closeness, compared_by) = self.closeness(&fetched.papers, &papers).await;
         let profile = Profile::new(papers, &request.followed, objects);
         let nearby = self.resolve_named(&profile, &fetched.papers).await;
@@ -278,14 +284,8 @@ impl Library {
                 known.insert(id.clone(), primary);
             }
         }
-        if asked {
-            let written = std::fs::create_dir_all(path.parent().unwrap_or(&self.data_dir))
-                .and_then(|()| {
-                    std::fs::write(&path, serde_json::to_vec(&known).unwrap_or_default())
-                });
-            if let Err(error) = written {
-                tracing::warn!(%error, "could not keep the library's categories");
-            }
+        if asked && let Err(error) = write_json(&path, &known) {
+            tracing::warn!(%error, "could not keep the library's categories");
         }
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for id in &ids {
@@ -325,7 +325,7 @@ impl Library {
                     since: request.since.to_string(),
                     papers,
                 };
-                if let Err(error) = write_cached(&path, &fetched) {
+                if let Err(error) = write_json(&path, &fetched) {
                     tracing::warn!(%error, path = %path.display(), "could not cache the news");
                 }
                 Ok((fetched, false, None))

@@ -151,7 +151,7 @@ pub struct Note {
     pub updated_at: String,
 }
 
-fn json_list(row: &SqliteRow, column: &str) -> Result<Vec<String>> {
+pub(crate) fn json_list(row: &SqliteRow, column: &str) -> Result<Vec<String>> {
     let text: Option<String> = row.try_get(column)?;
     Ok(text
         .and_then(|text| serde_json::from_str(&text).ok())

@@ -4,6 +4,7 @@
 
 use sqlx::Row;
 
+use crate::library::json_list;
 use crate::{Result, Store};
 
 /// How much of a paper's first passages stands in for a missing abstract.
@@ -40,19 +41,13 @@ impl Store {
         .bind(FRONT_CHARS)
         .fetch_all(&self.pool)
         .await?;
-        let list = |row: &sqlx::sqlite::SqliteRow, column: &str| -> Result<Vec<String>> {
-            let text: Option<String> = row.try_get(column)?;
-            Ok(text
-                .and_then(|text| serde_json::from_str(&text).ok())
-                .unwrap_or_default())
-        };
         rows.iter()
             .map(|row| {
                 Ok(ProfilePaper {
                     id: row.try_get("id")?,
                     title: row.try_get("title")?,
-                    authors: list(row, "authors")?,
-                    keywords: list(row, "keywords")?,
+                    authors: json_list(row, "authors")?,
+                    keywords: json_list(row, "keywords")?,
                     summary: row.try_get("summary")?,
                     bibcode: row.try_get("bibcode")?,
                     arxiv_id: row.try_get("arxiv_id")?,

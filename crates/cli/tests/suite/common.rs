@@ -6,6 +6,11 @@ use std::process::{Command, Output};
 /// `asterism ARGS` run in `home` as an offline user there: a clean environment, the
 /// data folder `home/data`, no keyring, no embedding model, no name resolver.
 pub fn offline(home: &Path, args: &[&str]) -> Output {
+    offline_with(home, args, &[])
+}
+
+/// `offline` with more variables (a service's URL on loopback, a token).
+pub fn offline_with(home: &Path, args: &[&str], variables: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_asterism"))
         .args(args)
         .current_dir(home)
@@ -17,6 +22,7 @@ pub fn offline(home: &Path, args: &[&str]) -> Output {
         .env("EMBEDDINGS", "none")
         // Nothing listens there: names are not resolved, at once.
         .env("SESAME_URL", "http://127.0.0.1:9/sesame")
+        .envs(variables.iter().copied())
         .output()
         .unwrap()
 }

@@ -7,20 +7,10 @@ use std::process::Output;
 use asterism_testkit::{FixtureServer, all_routes, fixture_path};
 use serde_json::Value;
 
+use super::common::offline_with;
+
 fn asterism(home: &Path, arxiv: &str, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
-        .args(args)
-        .current_dir(home)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("ASTERISM_DATA_DIR", home.join("data"))
-        .env("ASTERISM_KEYRING", "off")
-        .env("EMBEDDINGS", "none")
-        .env("SESAME_URL", "http://127.0.0.1:9/sesame")
-        .env("ARXIV_API_URL", arxiv)
-        .output()
-        .unwrap()
+    offline_with(home, args, &[("ARXIV_API_URL", arxiv)])
 }
 
 fn json(output: &Output) -> Value {

@@ -5,6 +5,8 @@ use std::process::Output;
 use asterism_testkit::{FixtureServer, all_routes, fixture_path};
 use serde_json::Value;
 
+use super::common::offline_with;
+
 fn papers(dir: &std::path::Path, server: &FixtureServer, args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
         .arg("papers")
@@ -228,21 +230,12 @@ async fn a_collection_learns_what_it_lacks_most_linked_first() {
     std::fs::write(&bib, COLLECTION_BIB).unwrap();
     let ads = format!("{}/ads", server.url());
     let library = |args: &[&str]| {
-        let mut all = vec!["library"];
-        all.extend_from_slice(args);
-        std::process::Command::new(env!("CARGO_BIN_EXE_asterism"))
-            .args(&all)
-            .current_dir(dir.path())
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", dir.path())
-            .env("ASTERISM_DATA_DIR", dir.path().join("data"))
-            .env("ASTERISM_KEYRING", "off")
-            .env("EMBEDDINGS", "none")
-            .env("ADS_API_URL", &ads)
-            .env("ADS_API_TOKEN", "test-token")
-            .output()
-            .unwrap()
+        let all = [&["library"], args].concat();
+        let variables = [
+            ("ADS_API_URL", ads.as_str()),
+            ("ADS_API_TOKEN", "test-token"),
+        ];
+        offline_with(dir.path(), &all, &variables)
     };
     let import = library(&[
         "import",

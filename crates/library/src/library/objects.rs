@@ -280,18 +280,12 @@ impl crate::library::Library {
         Ok(links.len())
     }
 
-    /// Every object of the library with its papers. The first time (a library from
-    /// before objects were linked) every paper is scanned; then up to
-    /// [`RESOLVE_PER_CALL`] names not resolved yet are tried again (when Sesame answers).
+    /// Every object of the library with its papers, after up to [`RESOLVE_PER_CALL`]
+    /// names not resolved yet are tried again (when Sesame answers).
     pub async fn objects(&self) -> Result<Vec<LibraryObject>, asterism_store::StoreError> {
-        if self.store.index_state(SCANNED).await?.is_none() {
-            for paper in self.store.library_papers(&PaperFilter::default()).await? {
-                self.link_paper(&paper.id, false).await?;
-            }
-            self.store.set_index_state(SCANNED, "1").await?;
-        }
-        let linked = self.store.linked_objects(None).await?;
+        self.scan_objects().await?;
         if let Some(targets) = &self.targets {
+            let linked = self.store.linked_objects(None).await?;
             let mut tried = std::collections::HashSet::new();
             for link in linked.iter().filter(|link| link.target.is_none()) {
                 if tried.len() >= RESOLVE_PER_CALL {
@@ -302,6 +296,13 @@ impl crate::library::Library {
                 }
             }
         }
+        self.known_objects().await
+    }
+
+    /// Every object of the library with its papers, as resolved so far (no Sesame
+    /// request).
+    pub async fn known_objects(&self) -> Result<Vec<LibraryObject>, asterism_store::StoreError> {
+        self.scan_objects().await?;
         let linked = self.store.linked_objects(None).await?;
         let papers: BTreeMap<String, asterism_store::LibraryPaper> = self
             .store
@@ -311,6 +312,18 @@ impl crate::library::Library {
             .map(|paper| (paper.id.clone(), paper))
             .collect();
         Ok(group(linked, &papers))
+    }
+
+    /// The first time (a library from before objects were linked), every paper is
+    /// scanned for the objects it names.
+    async fn scan_objects(&self) -> Result<(), asterism_store::StoreError> {
+        if self.store.index_state(SCANNED).await?.is_none() {
+            for paper in self.store.library_papers(&PaperFilter::default()).await? {
+                self.link_paper(&paper.id, false).await?;
+            }
+            self.store.set_index_state(SCANNED, "1").await?;
+        }
+        Ok(())
     }
 
     /// Papers about objects within `radius_arcmin` of `name` (resolved through Sesame).
