@@ -585,6 +585,29 @@ await scenario("settings mask the API key; the UI switches to Chinese and back",
   await click('[data-testid="nav-agent"]');
   assert((await textOf('[data-testid="send-button"]')).includes("发送"), "composer in Chinese");
   await screenshot("agent-zh.png");
+  // Rendered, not boxes: without a CJK font every ideograph is drawn as the same
+  // missing-glyph box, which is also what a private-use character draws.
+  const glyphs = await script(`const style = getComputedStyle(document.querySelector('[data-testid="send-button"]'));
+    const draw = (text) => { const canvas = document.createElement("canvas"); canvas.width = 48; canvas.height = 48;
+      const g = canvas.getContext("2d"); g.font = "32px " + style.fontFamily; g.fillText(text, 4, 38);
+      return g.getImageData(0, 0, 48, 48).data.join(","); };
+    return { wen: draw("文"), ku: draw("库"), fa: draw("发"), box: draw("\\uE000"), blank: draw(" ") }`);
+  assert(glyphs.wen !== glyphs.blank, "an ideograph draws something");
+  assert(new Set([glyphs.wen, glyphs.ku, glyphs.fa]).size === 3, "three ideographs draw three different glyphs, not one missing-glyph box");
+  assert(![glyphs.wen, glyphs.ku, glyphs.fa].includes(glyphs.box), "no ideograph draws as the missing-glyph box");
+  // Status badges, column heads and buttons stay on one line in Chinese.
+  await click('[data-testid="nav-library"]');
+  const badges = await waitFor("status badges", async () => {
+    const found = await script(`return [...document.querySelectorAll('.badge[class*="status-"], .data-table th, .toast button')].map((badge) => {
+      const range = document.createRange(); range.selectNodeContents(badge);
+      const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+      return { text: badge.textContent, lines: lines.size };
+    })`);
+    return found.some((badge) => badge.text === "未识别") ? found : null;
+  });
+  assert(badges.every((badge) => badge.lines <= 1), `badges on one line: ${JSON.stringify(badges)}`);
+  assert(badges.some((badge) => /[\u4e00-\u9fff]/.test(badge.text)), `badges in Chinese: ${JSON.stringify(badges)}`);
+  await screenshot("library-zh.png");
   await click('[data-testid="toggle-language"]');
   await waitFor("English labels", async () => (await textOf('[data-testid="nav-library"]')).includes("Library"));
 });

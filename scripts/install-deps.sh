@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Asterism needs on Debian/Ubuntu:
 # WebKitGTK and friends for the Tauri shell, Xvfb and WebKitWebDriver for the native
-# end-to-end test, poppler-utils for the parsing benchmarks, and the npm packages.
+# end-to-end test, poppler-utils for the parsing benchmarks, the CJK font the .deb
+# recommends (the end-to-end test checks that Chinese renders), and the npm packages.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ packages=(
   libayatana-appindicator3-dev librsvg2-dev
   xvfb xauth imagemagick webkit2gtk-driver poppler-utils chromium
   squashfs-tools patchelf libfuse2
+  fonts-noto-cjk
 )
 missing=()
 for package in "${packages[@]}"; do
