@@ -141,9 +141,10 @@ pub fn run() {
             builder.mount_events(app);
             app.manage(dialogs::Dialogs::from_env());
             app.manage(links::AllowedLinks::default());
-            // The window first: its web process starts while the database opens. No
-            // command can arrive before the state is managed, because the webview's
-            // requests are served on this thread, which is busy until setup returns.
+            // The window first, and nothing slow after it on this thread: the web
+            // process's start needs this thread's main loop, so whatever setup does
+            // here delays the first screen by as much. The database opens on another
+            // thread; a command that comes before it is open waits for it.
             if let Some(window) = app.config().app.windows.first() {
                 let window = tauri::WebviewWindowBuilder::from_config(app.handle(), window)?
                     .on_navigation(|url| {
@@ -161,16 +162,8 @@ pub fn run() {
                     .build()?;
                 rendering::configure(&window);
             }
-            let started = std::time::Instant::now();
-            let settings = asterism_agent::Settings::load()?;
-            links::allow_configured(app.handle(), &settings)?;
-            let state = tauri::async_runtime::block_on(state::AppState::open(settings))?;
-            finish_interrupted_imports(&state);
-            app.manage(state);
-            tracing::info!(
-                elapsed_ms = started.elapsed().as_millis(),
-                "settings, database and services ready"
-            );
+            app.manage(state::AppState::default());
+            open_in_background(app.handle().clone());
             Ok(())
         })
         .run(tauri::generate_context!());
@@ -178,6 +171,30 @@ pub fn run() {
         eprintln!("Asterism could not start: {error}");
         std::process::exit(1);
     }
+}
+
+/// Reads the settings and opens the database and services on a thread of its own, then
+/// finishes interrupted imports. A failure ends the app as a failed setup did.
+fn open_in_background(app: tauri::AppHandle) {
+    std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let opened = (|| -> Result<(), Box<dyn std::error::Error>> {
+            let settings = asterism_agent::Settings::load()?;
+            links::allow_configured(&app, &settings)?;
+            let state = app.state::<state::AppState>();
+            tauri::async_runtime::block_on(state.open(settings))?;
+            finish_interrupted_imports(&state);
+            Ok(())
+        })();
+        if let Err(error) = opened {
+            eprintln!("Asterism could not start: {error}");
+            std::process::exit(1);
+        }
+        tracing::info!(
+            elapsed_ms = started.elapsed().as_millis(),
+            "settings, database and services ready"
+        );
+    });
 }
 
 /// Finishes, in the background, the imports an earlier run left unfinished (the app

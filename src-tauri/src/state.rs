@@ -2,7 +2,7 @@
 //! progress and the brokers where permission requests and questions wait.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use asterism_agent::permissions::PermissionBroker;
 use asterism_agent::questions::QuestionBroker;
@@ -49,7 +49,9 @@ impl Engine {
 }
 
 pub struct AppState {
-    engine: RwLock<Arc<Engine>>,
+    /// Set once the database and services are open (in the background, so the window's
+    /// web process starts meanwhile); [`AppState::engine`] waits for it.
+    engine: OnceLock<RwLock<Arc<Engine>>>,
     /// Cancellation of the run in progress, by session id.
     pub runs: Arc<Mutex<HashMap<String, CancellationToken>>>,
     /// Where permission requests wait for the user's answer.
@@ -60,24 +62,37 @@ pub struct AppState {
     pub timelines: TimelineCache,
 }
 
-impl AppState {
-    pub async fn open(settings: Settings) -> Result<Self, bootstrap::BootstrapError> {
-        let services = bootstrap::open_services(&settings).await?;
-        let broker = PermissionBroker::new(std::time::Duration::from_secs(300), true);
-        let questions = QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, true);
-        let engine = Engine::build(settings, services, &broker, &questions);
-        Ok(Self {
-            engine: RwLock::new(Arc::new(engine)),
+impl Default for AppState {
+    fn default() -> Self {
+        Self {
+            engine: OnceLock::new(),
             runs: Arc::default(),
-            broker,
-            questions,
+            broker: PermissionBroker::new(std::time::Duration::from_secs(300), true),
+            questions: QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, true),
             timelines: TimelineCache::default(),
-        })
+        }
+    }
+}
+
+impl AppState {
+    /// Opens the database and builds the services and the runtime (once).
+    pub async fn open(&self, settings: Settings) -> Result<(), bootstrap::BootstrapError> {
+        let services = bootstrap::open_services(&settings).await?;
+        let engine = Engine::build(settings, services, &self.broker, &self.questions);
+        // Opened once: a second call (there is none) would keep the first engine.
+        let _ = self.engine.set(RwLock::new(Arc::new(engine)));
+        Ok(())
+    }
+
+    /// The slot of the engine, once open. A command that arrives before the database is
+    /// open waits here (the page's first requests come hundreds of milliseconds after).
+    fn slot(&self) -> &RwLock<Arc<Engine>> {
+        self.engine.wait()
     }
 
     /// The current engine (a run keeps the one it started with).
     pub fn engine(&self) -> Arc<Engine> {
-        match self.engine.read() {
+        match self.slot().read() {
             Ok(engine) => engine.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
@@ -98,7 +113,7 @@ impl AppState {
             &self.broker,
             &self.questions,
         ));
-        match self.engine.write() {
+        match self.slot().write() {
             Ok(mut slot) => *slot = engine.clone(),
             Err(poisoned) => *poisoned.into_inner() = engine.clone(),
         }

@@ -1,4 +1,5 @@
 import { useEffect, useState, type KeyboardEvent } from "react";
+import { markFirstContent } from "../app/firstContent";
 import { useTranslation } from "react-i18next";
 
 type Props = {
@@ -17,10 +18,7 @@ export function QuestionBox({ running, canCancel, thinkingSupported, disabled = 
   const [question, setQuestion] = useState("");
   const [thinking, setThinking] = useState(false);
   const empty = question.trim() === "";
-  // The first time the composer is on screen: what "cold start to interactive" measures.
-  useEffect(() => {
-    if (performance.getEntriesByName("asterism:interactive").length === 0) performance.mark("asterism:interactive");
-  }, []);
+  useEffect(markFirstContent, []);
 
   const submit = async () => {
     if (running || empty || disabled) return;

@@ -3,6 +3,7 @@ import { Trans, useTranslation } from "react-i18next";
 import { commands, type EndpointCheck, type LocalServer } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
 import { PRESETS, isLoopback, presetOf, type Preset } from "../app/presets";
+import { markFirstContent } from "../app/firstContent";
 import { ConfigNotice } from "./ConfigNotice";
 import { AlertIcon, CheckIcon } from "./icons";
 
@@ -18,6 +19,7 @@ export function SetupView({ dataDir, onOpenSettings, onSaved }: Props) {
   const toasts = useToasts();
   const [servers, setServers] = useState<LocalServer[]>([]);
   const [saving, setSaving] = useState(false);
+  useEffect(markFirstContent, []);
 
   useEffect(() => {
     let alive = true;
