@@ -18,6 +18,8 @@ mod setup;
 mod state;
 mod views;
 
+use std::time::Duration;
+
 use tauri::Manager;
 use tauri_specta::{Builder, collect_commands};
 
@@ -184,6 +186,7 @@ fn open_in_background(app: tauri::AppHandle) {
             let state = app.state::<state::AppState>();
             tauri::async_runtime::block_on(state.open(settings))?;
             finish_interrupted_imports(&state);
+            release_when_idle(app.clone());
             Ok(())
         })();
         if let Err(error) = opened {
@@ -194,6 +197,24 @@ fn open_in_background(app: tauri::AppHandle) {
             elapsed_ms = started.elapsed().as_millis(),
             "settings, database and services ready"
         );
+    });
+}
+
+/// Now and then, lets go of the embedding model and the vector index the library has
+/// not used for `KEEP_ALIVE_S` (they load again on their next use).
+fn release_when_idle(app: tauri::AppHandle) {
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let keep = app.state::<state::AppState>().engine().settings.keep_alive;
+            let tick = keep.map_or(Duration::from_secs(30), |keep| {
+                (keep / 10).clamp(Duration::from_secs(1), Duration::from_secs(30))
+            });
+            tokio::time::sleep(tick).await;
+            let engine = app.state::<state::AppState>().engine();
+            if let Some(keep) = engine.settings.keep_alive {
+                engine.services.release_idle(keep);
+            }
+        }
     });
 }
 

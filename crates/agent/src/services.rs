@@ -45,6 +45,18 @@ pub struct Services {
 }
 
 impl Services {
+    /// Lets go of the embedding model and the vector index when each has gone unused for
+    /// `keep` (`KEEP_ALIVE_S`), and hands the freed heap back to the system. True when
+    /// something was let go. A long-lived process (the app) calls it now and then.
+    pub fn release_idle(&self, keep: std::time::Duration) -> bool {
+        let released = self.library.release_idle(keep);
+        if released.any() {
+            crate::heap::release_free_memory();
+            tracing::info!(?released, ?keep, "let go of what the library left unused");
+        }
+        released.any()
+    }
+
     /// The user's own skills (`{data_dir}/skills/<name>/SKILL.md`).
     pub fn skills_dir(&self) -> PathBuf {
         self.data_dir.join("skills")

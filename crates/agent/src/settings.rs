@@ -83,6 +83,9 @@ pub struct Settings {
     pub news_authors: Vec<String>,
     /// How many new papers `news` shows.
     pub news_limit: usize,
+    /// How long the embedding model and the vector index stay loaded after their last
+    /// use (`KEEP_ALIVE_S`); `None`: for good.
+    pub keep_alive: Option<Duration>,
     /// Where each value came from, by variable name (`environment`, a file, `default`).
     pub sources: HashMap<&'static str, String>,
 }
@@ -324,6 +327,18 @@ impl Settings {
                 value: news_limit_text,
                 origin: String::new(),
             })?;
+        let keep_alive_text = value("KEEP_ALIVE_S");
+        let keep_alive = keep_alive_text
+            .parse::<f64>()
+            .ok()
+            .filter(|seconds| *seconds == 0.0 || (seconds.is_finite() && *seconds >= 10.0))
+            .map(|seconds| (seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
+            .ok_or(SettingsError::BadValue {
+                name: "KEEP_ALIVE_S",
+                expected: "a number of seconds, 10 or more, or 0 to keep them loaded",
+                value: keep_alive_text,
+                origin: String::new(),
+            })?;
         let split = |text: String, separator: char| -> Vec<String> {
             text.split(separator)
                 .map(|part| part.trim().to_string())
@@ -364,6 +379,7 @@ impl Settings {
             news_categories: split(value("NEWS_CATEGORIES"), ','),
             news_authors: split(value("NEWS_AUTHORS"), ';'),
             news_limit,
+            keep_alive,
             sources: HashMap::new(),
         };
         settings.sources = sources;
@@ -505,6 +521,9 @@ impl Settings {
                 "NEWS_CATEGORIES" => self.news_categories.join(","),
                 "NEWS_AUTHORS" => self.news_authors.join("; "),
                 "NEWS_LIMIT" => self.news_limit.to_string(),
+                "KEEP_ALIVE_S" => self
+                    .keep_alive
+                    .map_or_else(|| "0".into(), |keep| keep.as_secs_f64().to_string()),
                 "TARGET_CACHE_DAYS" => {
                     format!("{}", self.target_cache_max_age.as_secs_f64() / 86_400.0)
                 }
@@ -592,6 +611,26 @@ mod tests {
         std::fs::write(dir.path().join("settings.json"), "{not json").unwrap();
         let error = Settings::load_from(env(&[("ASTERISM_DATA_DIR", data_dir)]), None).unwrap_err();
         assert!(error.to_string().contains("settings.json is not valid"));
+    }
+
+    #[test]
+    fn the_keep_alive_is_seconds_or_zero_for_good() {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().to_str().unwrap();
+        let load = |value: &str| {
+            Settings::load_from(
+                env(&[("ASTERISM_DATA_DIR", data_dir), ("KEEP_ALIVE_S", value)]),
+                None,
+            )
+        };
+        let default = Settings::load_from(env(&[("ASTERISM_DATA_DIR", data_dir)]), None);
+        assert_eq!(default.unwrap().keep_alive, Some(Duration::from_secs(300)));
+        assert_eq!(load("0").unwrap().keep_alive, None);
+        assert_eq!(load("90").unwrap().keep_alive, Some(Duration::from_secs(90)));
+        for bad in ["5", "-1", "5m", "inf"] {
+            let error = load(bad).unwrap_err().to_string();
+            assert!(error.contains("KEEP_ALIVE_S"), "{bad}: {error}");
+        }
     }
 
     #[test]

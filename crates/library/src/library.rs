@@ -6,6 +6,7 @@ pub mod embed;
 pub mod fingerprint;
 pub mod foreign;
 pub mod identify;
+pub mod idle;
 pub mod import;
 pub mod indexer;
 pub mod local;
@@ -58,6 +59,18 @@ impl std::fmt::Debug for Library {
 }
 
 impl Library {
+    /// Lets go of the embedding model's session and the vector index's cells when each
+    /// has gone unused for `keep` (they load again on their next use).
+    pub fn release_idle(&self, keep: std::time::Duration) -> idle::Released {
+        idle::Released {
+            model: self
+                .embedder
+                .as_ref()
+                .is_some_and(|embedder| embedder.release_if_idle(keep)),
+            vectors: self.index.release_if_idle(keep),
+        }
+    }
+
     pub fn new(
         store: Store,
         papers: PaperSearch,

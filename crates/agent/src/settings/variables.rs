@@ -100,6 +100,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "Days a Sesame answer is reused before asking again (0: always ask).",
     ),
     (
+        "KEEP_ALIVE_S",
+        "300",
+        "Seconds the embedding model and the vector index stay in memory after their last use, as Ollama's keep-alive (0: until the app closes).",
+    ),
+    (
         "EMBEDDINGS",
         "auto",
         "Embeddings for library search: local (the installed MiniLM), remote (EMBEDDING_BASE_URL), none (keywords only), auto (local if installed, else remote if configured, else none).",

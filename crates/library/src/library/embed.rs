@@ -37,6 +37,11 @@ pub trait Embedder: Send + Sync {
             .pop()
             .ok_or_else(|| EmbedError::Service("no vector for the query".into()))
     }
+    /// Lets go of what the model holds in memory when unused for `keep` (the local
+    /// model's session; it loads again on the next use). True when something was let go.
+    fn release_if_idle(&self, _keep: Duration) -> bool {
+        false
+    }
 }
 
 /// Scales a vector to unit length (cosine then equals the dot product).

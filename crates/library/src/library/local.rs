@@ -19,6 +19,7 @@ use serde::Deserialize;
 
 use crate::library::chunk::Chunker;
 use crate::library::embed::{DIMENSIONS, EmbedError, Embedder, normalize};
+use crate::library::idle::LastUse;
 
 /// The name of the model that has no `asterism-model.json`.
 pub const MODEL_NAME: &str = "local:all-MiniLM-L6-v2-int8";
@@ -134,6 +135,7 @@ impl LocalModel {
         Ok(LocalEmbedder {
             files: self.clone(),
             session: std::sync::Arc::new(Mutex::new(None)),
+            last_use: std::sync::Arc::default(),
         })
     }
 
@@ -200,6 +202,7 @@ const SESSION_BATCH: usize = 1;
 pub struct LocalEmbedder {
     files: LocalModel,
     session: std::sync::Arc<Mutex<Option<fastembed::TextEmbedding>>>,
+    last_use: std::sync::Arc<LastUse>,
 }
 
 /// Embeds `texts` with one session (loading it if needed).
@@ -241,6 +244,17 @@ impl Embedder for LocalEmbedder {
             .pop()
             .ok_or_else(|| EmbedError::Local("no vector for the query".into()))
     }
+
+    fn release_if_idle(&self, keep: std::time::Duration) -> bool {
+        if !self.last_use.idle_for(keep) {
+            return false;
+        }
+        // Busy embedding: not idle after all.
+        let Ok(mut slot) = self.session.try_lock() else {
+            return false;
+        };
+        slot.take().is_some()
+    }
 }
 
 impl LocalEmbedder {
@@ -251,8 +265,12 @@ impl LocalEmbedder {
         }
         let session = self.session.clone();
         let files = self.files.clone();
+        let last_use = self.last_use.clone();
         tokio::task::spawn_blocking(move || {
-            let vectors = embed_with(&session, &files, &texts)?;
+            last_use.touch();
+            let vectors = embed_with(&session, &files, &texts);
+            last_use.touch();
+            let vectors = vectors?;
             vectors
                 .into_iter()
                 .map(|mut vector| {

@@ -30,6 +30,7 @@ use cells::Cells;
 pub use cells::{TRAIN_FROM, cells_for, share_for};
 
 use crate::library::embed::DIMENSIONS;
+use crate::library::idle::LastUse;
 
 /// A filter that lets at most this many vectors through is searched exactly.
 const EXACT_UP_TO: usize = 20_000;
@@ -78,6 +79,7 @@ struct State {
 pub struct VectorIndex {
     inner: RwLock<State>,
     path: Option<PathBuf>,
+    last_use: LastUse,
 }
 
 impl std::fmt::Debug for VectorIndex {
@@ -98,8 +100,8 @@ impl VectorIndex {
     /// An index saved at `path` (`vectors.cells` beside the database).
     pub fn persisted_at(path: &Path) -> Self {
         Self {
-            inner: RwLock::default(),
             path: Some(path.to_path_buf()),
+            ..Self::default()
         }
     }
 
@@ -164,6 +166,7 @@ impl VectorIndex {
     /// Makes the cells match the store: read from their file (or built) on first use,
     /// then reconciled. Cheap once loaded and nothing was deleted.
     pub async fn ensure_loaded(&self, store: &Store) -> Result<(), StoreError> {
+        self.last_use.touch();
         let ready = self
             .inner
             .read()
@@ -211,6 +214,7 @@ impl VectorIndex {
     /// Adds newly stored vectors (no effect before the first load, which reads them);
     /// trains the cells anew when the corpus has doubled.
     pub fn add(&self, vectors: &[(i64, Vec<f32>)]) {
+        self.last_use.touch();
         let wants_training = match self.inner.write() {
             Ok(mut state) => {
                 let state = &mut *state;
@@ -255,6 +259,27 @@ impl VectorIndex {
             state.cells = Some(regrouped);
             state.changes += 1;
         }
+    }
+
+    /// Lets go of the cells when unused for `keep`, saved first if they changed; the
+    /// next [`VectorIndex::ensure_loaded`] reads them back from their file. Only an
+    /// index saved beside a database lets go (one in memory only has nowhere to read
+    /// them back from). True when the cells were let go.
+    pub fn release_if_idle(&self, keep: std::time::Duration) -> bool {
+        if self.path.is_none() || !self.last_use.idle_for(keep) {
+            return false;
+        }
+        self.save();
+        // In use (a search or an indexing run holds the lock): not idle after all.
+        let Ok(mut state) = self.inner.try_write() else {
+            return false;
+        };
+        if state.unsaved || state.cells.is_none() {
+            return false;
+        }
+        state.cells = None;
+        state.changes += 1;
+        true
     }
 
     /// Chunks were deleted: the next query first drops their vectors.
@@ -304,6 +329,7 @@ impl VectorIndex {
         k: usize,
         allowed: Option<&HashSet<i64>>,
     ) -> Vec<(i64, f64)> {
+        self.last_use.touch();
         let Ok(state) = self.inner.read() else {
             return Vec::new();
         };

@@ -373,6 +373,46 @@ async fn an_embedding_endpoint_failing_half_way_leaves_a_consistent_index_that_r
     drop(setup.mock);
 }
 
+/// The app lets go of the vector index after `KEEP_ALIVE_S` unused; the next search
+/// reads it back from `vectors.cells` and finds the same passages by meaning.
+#[tokio::test]
+async fn an_index_let_go_when_idle_comes_back_for_the_next_search() {
+    let setup = setup(None).await;
+    let folder = setup.dir.path().join("in");
+    std::fs::create_dir_all(&folder).unwrap();
+    copy_fixture("rudolf_ms.pdf", &folder.join("rudolf.pdf"));
+    setup.library.import(&[folder], false, &|_, _, _| {}).await;
+    setup.library.index(&|_, _| {}).await.unwrap();
+    let search = || async {
+        let results = setup
+            .library
+            .search("Kepler 1627 age", &PaperFilter::default(), 5)
+            .await
+            .unwrap();
+        assert_eq!(results.mode, SearchMode::Hybrid, "{:?}", results.note);
+        results
+            .hits
+            .iter()
+            .map(|hit| (hit.chunk.chunk_id, hit.vector_rank))
+            .collect::<Vec<_>>()
+    };
+    let before = search().await;
+    let held = setup.library.index.len();
+    assert!(held > 30 && before.iter().any(|(_, rank)| rank.is_some()), "{before:?}");
+
+    let keep = Duration::from_secs(300);
+    let released = setup.library.release_idle(keep);
+    assert!(!released.any(), "just used: kept ({released:?})");
+    let released = setup.library.release_idle(Duration::ZERO);
+    assert!(released.vectors && !released.model, "{released:?}");
+    assert_eq!(setup.library.index.len(), 0, "the cells left memory");
+    assert!(!setup.library.release_idle(Duration::ZERO).any(), "nothing left to let go");
+    assert!(setup.dir.path().join("data/vectors.cells").is_file());
+
+    assert_eq!(search().await, before, "the same passages, ranked the same");
+    assert_eq!(setup.library.index.len(), held, "read back whole");
+}
+
 #[tokio::test]
 async fn deleting_a_paper_removes_its_passages_vectors_and_files_but_keeps_notes() {
     let setup = setup(None).await;
@@ -545,6 +585,13 @@ async fn the_local_model_embeds_by_meaning_and_chunks_by_its_tokens() {
     }
     let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
     assert!(cosine(&vectors[0], &vectors[1]) > cosine(&vectors[0], &vectors[2]) + 0.1);
+
+    // Kept while in use, let go when idle, loaded again for the next text.
+    assert!(!embedder.release_if_idle(Duration::from_secs(300)));
+    assert!(embedder.release_if_idle(Duration::ZERO), "the session let go");
+    assert!(!embedder.release_if_idle(Duration::ZERO), "nothing left to let go");
+    let again = embedder.embed(&texts[..1]).await.unwrap();
+    assert!(cosine(&again[0], &vectors[0]) > 0.999, "the same model came back");
 
     let chunker = model.chunker().unwrap();
     assert!(chunker.uses_tokens());
