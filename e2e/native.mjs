@@ -190,8 +190,13 @@ function treeRssMb(program) {
       const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
       let pss = rss;
-      try { pss = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/smaps_rollup`, "utf8"))?.[1] ?? rss); } catch { /* no smaps */ }
-      procs.set(Number(name), { ppid, rss, pss, cmd });
+      let anon = "";
+      try {
+        const rollup = readFileSync(`/proc/${name}/smaps_rollup`, "utf8");
+        pss = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? rss);
+        anon = `anon ${/^Pss_Anon:\s+(\d+)/m.exec(rollup)?.[1]} file ${/^Pss_File:\s+(\d+)/m.exec(rollup)?.[1]}`;
+      } catch { /* no smaps */ }
+      procs.set(Number(name), { ppid, rss, pss, cmd, anon });
     } catch { /* gone */ }
   }
   const roots = [...procs].filter(([, p]) => p.cmd.split("\0")[0].endsWith(program)).map(([pid]) => pid);
@@ -201,7 +206,7 @@ function treeRssMb(program) {
     grew = false;
     for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.ppid)) { tree.add(pid); grew = true; }
   }
-  if (process.env.E2E_VERBOSE && !treeRssMb.quiet) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.pss, procs.get(pid)?.cmd.split("\0")[0]);
+  if (process.env.E2E_VERBOSE && !treeRssMb.quiet) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.pss, procs.get(pid)?.anon, procs.get(pid)?.cmd.split("\0")[0]);
   const sum = (key) => [...tree].reduce((total, pid) => total + (procs.get(pid)?.[key] ?? 0), 0) / 1024;
   return { rss: sum("rss"), pss: sum("pss") };
 }
