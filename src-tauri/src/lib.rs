@@ -44,6 +44,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         sessions::session_import,
         library::library_import,
         library::library_import_paths,
+        library::library_import_cancel,
         library::library_list,
         library::library_paper,
         library::library_delete,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
 use tauri::ipc::Channel;
+use tokio_util::sync::CancellationToken;
 
 use crate::dialogs::{Dialogs, FileDialog, Phrase, UiLanguage, shown};
 use crate::error::{AppError, AppErrorKind};
@@ -53,6 +54,12 @@ pub struct ImportSummary {
     pub embedded: Option<u32>,
     /// Why embedding stopped early (the import itself is kept).
     pub index_error: Option<String>,
+    /// Cancelled: what was done is kept, and importing the same files again (or the
+    /// next start) finishes the rest.
+    pub stopped: bool,
+    /// Files handled before the end or the cancel, of `total`.
+    pub done: u32,
+    pub total: u32,
 }
 
 /// Progress of `library_import`, in order: files, then embedding, then `finished`.
@@ -120,16 +127,49 @@ async fn import_paths(
     channel: Channel<ImportEvent>,
 ) -> Result<ImportSummary, AppError> {
     let services = state.engine().services.clone();
+    let run = state.start_import()?;
+    let cancel = run.token.clone();
     let channel = Arc::new(channel);
     let files = channel.clone();
-    let items = services
-        .library
-        .import(&paths, true, &move |done, total, item| {
-            let _ = files.send(ImportEvent::File(file_event(done, total, item)));
-        })
-        .await;
-    let mut summary = ImportSummary::default();
-    for item in &items {
+    let seen = Arc::new(std::sync::Mutex::new((Vec::new(), 0usize)));
+    let kept = seen.clone();
+    let progress = move |done, total, item: &ImportItem| {
+        if let Ok(mut seen) = kept.lock() {
+            seen.0.push(item.clone());
+            seen.1 = total;
+        }
+        let _ = files.send(ImportEvent::File(file_event(done, total, item)));
+    };
+    let import = services.library.import(&paths, true, &progress);
+    // Dropped at a cancel: a paper counts as imported only once its passages are
+    // committed, and the rest is finished by the next import or start.
+    let finished = tokio::select! {
+        _ = import => true,
+        () = cancel.cancelled() => false,
+    };
+    let (items, total) = seen.lock().map(|seen| seen.clone()).unwrap_or_default();
+    let mut summary = tally(&services, &items, collection.as_deref()).await?;
+    summary.total = count(total.max(items.len()));
+    summary.stopped = !finished;
+    if finished {
+        summary.stopped = !embed(&services, &channel, &cancel, &mut summary).await?;
+    }
+    asterism_agent::heap::release_free_memory();
+    let _ = channel.send(ImportEvent::Finished(summary.clone()));
+    Ok(summary)
+}
+
+/// Counts what each file became, and puts the papers into `collection`.
+async fn tally(
+    services: &asterism_agent::Services,
+    items: &[ImportItem],
+    collection: Option<&str>,
+) -> Result<ImportSummary, AppError> {
+    let mut summary = ImportSummary {
+        done: count(items.len()),
+        ..ImportSummary::default()
+    };
+    for item in items {
         match &item.outcome {
             ImportOutcome::Imported { paper_id, .. }
             | ImportOutcome::Linked { paper_id, .. }
@@ -139,11 +179,8 @@ async fn import_paths(
                     ImportOutcome::Linked { .. } => summary.linked += 1,
                     _ => summary.metadata_only += 1,
                 }
-                if let Some(collection) = collection.as_deref().filter(|c| !c.trim().is_empty()) {
-                    services
-                        .store
-                        .add_to_collection(paper_id, collection.trim())
-                        .await?;
+                if let Some(collection) = collection.map(str::trim).filter(|c| !c.is_empty()) {
+                    services.store.add_to_collection(paper_id, collection).await?;
                 }
             }
             ImportOutcome::Duplicate { .. } => summary.duplicates += 1,
@@ -151,23 +188,41 @@ async fn import_paths(
             ImportOutcome::Failed { .. } => summary.failed += 1,
         }
     }
+    Ok(summary)
+}
+
+/// Embeds the passages still without vectors; false when cancelled (the vectors
+/// committed so far are kept, and the next import or start embeds the rest).
+async fn embed(
+    services: &asterism_agent::Services,
+    channel: &Arc<Channel<ImportEvent>>,
+    cancel: &CancellationToken,
+    summary: &mut ImportSummary,
+) -> Result<bool, AppError> {
     let embedding = channel.clone();
-    let report = services
-        .library
-        .index(&move |done, total| {
-            let _ = embedding.send(ImportEvent::Embedding(EmbeddingProgress {
-                done: count(done),
-                total: count(total),
-            }));
-        })
-        .await?;
+    let progress = move |done, total| {
+        let _ = embedding.send(ImportEvent::Embedding(EmbeddingProgress {
+            done: count(done),
+            total: count(total),
+        }));
+    };
+    let index = services.library.index(&progress);
+    let report = tokio::select! {
+        report = index => report?,
+        () = cancel.cancelled() => return Ok(false),
+    };
     if let Some(report) = report {
         summary.embedded = Some(count(report.embedded));
         summary.index_error = report.error;
     }
-    asterism_agent::heap::release_free_memory();
-    let _ = channel.send(ImportEvent::Finished(summary.clone()));
-    Ok(summary)
+    Ok(true)
+}
+
+/// Stops the import in progress, between two commits. What was done is kept.
+#[tauri::command]
+#[specta::specta]
+pub fn library_import_cancel(state: State<'_, AppState>) -> bool {
+    state.cancel_import()
 }
 
 /// What the import dialog picks.

@@ -60,6 +60,22 @@ pub struct AppState {
     pub questions: Arc<QuestionBroker>,
     /// The last session opened, folded into its timeline.
     pub timelines: TimelineCache,
+    /// The library import in progress (one at a time), for its Cancel.
+    import: Mutex<Option<CancellationToken>>,
+}
+
+/// The import in progress; the slot empties when it is dropped.
+pub struct ImportRun<'a> {
+    state: &'a AppState,
+    pub token: CancellationToken,
+}
+
+impl Drop for ImportRun<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut slot) = self.state.import.lock() {
+            *slot = None;
+        }
+    }
 }
 
 impl Default for AppState {
@@ -70,6 +86,7 @@ impl Default for AppState {
             broker: PermissionBroker::new(std::time::Duration::from_secs(300), true),
             questions: QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, true),
             timelines: TimelineCache::default(),
+            import: Mutex::default(),
         }
     }
 }
@@ -118,6 +135,32 @@ impl AppState {
             Err(poisoned) => *poisoned.into_inner() = engine.clone(),
         }
         Ok(engine)
+    }
+
+    /// Registers an import; refused while another is running.
+    pub fn start_import(&self) -> Result<ImportRun<'_>, AppError> {
+        let mut slot = self
+            .import
+            .lock()
+            .map_err(|_| AppError::new(AppErrorKind::Internal, "import lock poisoned"))?;
+        if slot.is_some() {
+            return Err(AppError::new(
+                AppErrorKind::Busy,
+                "An import is already running: wait for it or cancel it.",
+            ));
+        }
+        let token = CancellationToken::new();
+        *slot = Some(token.clone());
+        Ok(ImportRun { state: self, token })
+    }
+
+    /// Cancels the import in progress; false when there is none.
+    pub fn cancel_import(&self) -> bool {
+        self.import
+            .lock()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(CancellationToken::cancel))
+            .is_some()
     }
 
     /// Refuses while a question is being answered (settings cannot change under a run).

@@ -67,6 +67,8 @@ export const commands = {
 	 *  directory a native message box asks the user first; `None` when the user declined.
 	 */
 	libraryImportPaths: (paths: string[], collection: string | null, onProgress: Channel<ImportEvent_Deserialize>) => typedError<ImportSummary_Serialize | null, AppError>(__TAURI_INVOKE("library_import_paths", { paths, collection, onProgress })),
+	/**  Stops the import in progress, between two commits. What was done is kept. */
+	libraryImportCancel: () => __TAURI_INVOKE<boolean>("library_import_cancel"),
 	/**  Papers of the library, newest first. */
 	libraryList: (filter: PaperFilter_Deserialize) => typedError<LibraryPaper_Serialize[], AppError>(__TAURI_INVOKE("library_list", { filter })),
 	libraryPaper: (paperId: string) => typedError<PaperDetails_Serialize, AppError>(__TAURI_INVOKE("library_paper", { paperId })),
@@ -577,6 +579,14 @@ export type ImportSummary_Deserialize = {
 	embedded?: number | null,
 	/**  Why embedding stopped early (the import itself is kept). */
 	indexError?: string | null,
+	/**
+	 *  Cancelled: what was done is kept, and importing the same files again (or the
+	 *  next start) finishes the rest.
+	 */
+	stopped: boolean,
+	/**  Files handled before the end or the cancel, of `total`. */
+	done: number,
+	total: number,
 };
 
 /**  What an import did in all. */
@@ -592,6 +602,14 @@ export type ImportSummary_Serialize = {
 	embedded: number | null,
 	/**  Why embedding stopped early (the import itself is kept). */
 	indexError: string | null,
+	/**
+	 *  Cancelled: what was done is kept, and importing the same files again (or the
+	 *  next start) finishes the rest.
+	 */
+	stopped: boolean,
+	/**  Files handled before the end or the cancel, of `total`. */
+	done: number,
+	total: number,
 };
 
 /**  One file of an import, done. */

@@ -17,6 +17,7 @@ import {
 import { call, describeError, useToasts } from "../app/toasts";
 import { FileActions, PaperLinks } from "../links/Links";
 import type { LibraryRequest } from "../app/navigation";
+import { ImportProgress, type ImportProgressState } from "./ImportProgress";
 import { ImportResults, noteworthy } from "./ImportResults";
 import { LibraryObjects } from "./LibraryObjects";
 import { PaperGraph } from "./PaperGraph";
@@ -24,8 +25,6 @@ import { PaperGraph } from "./PaperGraph";
 const PdfViewer = lazy(() => import("./PdfViewer"));
 
 const NO_FILTER: PaperFilter = { paperId: null, collection: null, yearFrom: null, yearTo: null, author: null };
-
-type Progress = { files: number; total: number; embedded: number; toEmbed: number; last: string };
 
 /** Whether a paper matches the typed text (title, authors, identifiers, tags). */
 export function matches(paper: LibraryPaper, text: string): boolean {
@@ -56,7 +55,8 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
   const [passages, setPassages] = useState<PassageResults | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [details, setDetails] = useState<PaperDetails | null>(null);
-  const [progress, setProgress] = useState<Progress | null>(null);
+  const [progress, setProgress] = useState<ImportProgressState | null>(null);
+  const [stopping, setStopping] = useState(false);
   // The files of the last import that need the user (failed, skipped, warned).
   const [results, setResults] = useState<ImportedFile[]>([]);
   // An import (or its dialog) is under way: one at a time.
@@ -107,14 +107,17 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
     async (start: (channel: Channel<ImportEvent>) => ReturnType<typeof commands.libraryImport>) => {
       if (importing) return;
       setImporting(true);
+      setStopping(false);
       const channel = new Channel<ImportEvent>();
       setResults([]);
+      const fresh: ImportProgressState = { files: 0, total: 0, last: "", started: Date.now(), embedded: 0, toEmbed: 0, embedStarted: null };
+      setProgress(fresh);
       channel.onmessage = (event) => {
         if (event.kind === "file") {
           if (noteworthy(event)) setResults((all) => [...all.filter((file) => file.path !== event.path), event]);
-          setProgress((p) => ({ ...(p ?? { embedded: 0, toEmbed: 0 }), files: event.done, total: event.total, last: event.path.split(/[\\/]/).pop() ?? "" }));
+          setProgress((p) => ({ ...(p ?? fresh), files: event.done, total: event.total, last: event.path.split(/[\\/]/).pop() ?? "" }));
         } else if (event.kind === "embedding") {
-          setProgress((p) => ({ ...(p ?? { files: 0, total: 0, last: "" }), embedded: event.done, toEmbed: event.total }));
+          setProgress((p) => ({ ...(p ?? fresh), embedded: event.done, toEmbed: event.total, embedStarted: p?.embedStarted ?? Date.now() }));
         }
       };
       try {
@@ -122,6 +125,7 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
         if (summary) {
           // Each file that needs the user is in the results list; the toast is the count.
           toasts.info(t("library.imported", summary));
+          if (summary.stopped) toasts.info(t(summary.done < summary.total ? "library.stopped" : "library.stoppedEmbedding", summary));
           if (summary.indexError) toasts.error(summary.indexError);
         }
       } catch (error) {
@@ -279,14 +283,14 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
         <input className="year" type="number" aria-label={t("library.yearTo")} placeholder={t("library.yearTo")} onChange={(event) => setFilter({ ...filter, yearTo: year(event.target.value) })} />
       </form>
       {progress && (
-        <div className="import-progress" data-testid="import-progress" role="status">
-          <progress max={progress.toEmbed || progress.total} value={progress.toEmbed ? progress.embedded : progress.files} />
-          <span>
-            {progress.toEmbed
-              ? t("library.embedding", { done: progress.embedded, total: progress.toEmbed })
-              : t("library.importing", { done: progress.files, total: progress.total, file: progress.last })}
-          </span>
-        </div>
+        <ImportProgress
+          progress={progress}
+          stopping={stopping}
+          onStop={() => {
+            setStopping(true);
+            commands.libraryImportCancel().catch((error) => toasts.error(describeError(error)));
+          }}
+        />
       )}
       <ImportResults files={results} onRetry={(path) => void importPaths([path])} onDismiss={() => setResults([])} />
       {dragging && <div className="drop-hint">{t("library.dropHint")}</div>}

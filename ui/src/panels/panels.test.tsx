@@ -241,6 +241,28 @@ describe("LibraryView", () => {
     expect(backend.callsTo("note_add")[0]?.args.note).toMatchObject({ paperId: "p1", comment: "Check the zero point" });
   });
 
+  it("shows an import's count, time left and Cancel, and says where a cancelled import stopped", async () => {
+    const backend = mockBackend({
+      papers: [paper],
+      dialog: ["/home/astro/Papers"],
+      importEvents: [{ kind: "file", done: 1, total: 4, path: "/home/astro/Papers/freedman2019.pdf", outcome: "imported", paperId: "p1", title: "CCHP", message: null }],
+      importUntilCancelled: true,
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    const view = await screen.findByTestId("library-view");
+    await user.click(within(view).getByTestId("library-import"));
+    const bar = await within(view).findByTestId("import-progress");
+    expect(bar).toHaveTextContent("Importing 1 of 4: freedman2019.pdf");
+    expect(within(bar).getByTestId("import-eta")).toHaveTextContent(/about \d+:\d\d left/);
+    await user.click(within(bar).getByTestId("import-cancel"));
+    expect(backend.callsTo("library_import_cancel")).toHaveLength(1);
+    await waitFor(() => expect(within(view).queryByTestId("import-progress")).not.toBeInTheDocument());
+    const toasts = screen.getAllByTestId("info-toast").map((toast) => toast.textContent).join(" ");
+    expect(toasts).toContain("Stopped after 1 of 4 files; import them again to finish");
+  });
+
   it("imports a typed path through the app's confirmation, and nothing when it is declined", async () => {
     const backend = mockBackend({ papers: [], confirm: false });
     const user = userEvent.setup();

@@ -78,6 +78,8 @@ export type BackendOptions = {
   importedSession?: string;
   /** Events `library_import` streams before it answers. */
   importEvents?: ImportEvent[];
+  /** Holds `library_import` open after its events until `library_import_cancel`, then answers it as stopped. */
+  importUntilCancelled?: boolean;
   /** What `library_objects` answers (default: none). */
   objects?: LibraryObject[];
   /** Makes `library_objects` fail with this error. */
@@ -167,6 +169,7 @@ export function resolvedTarget(query: string, main = query, raDeg: number | null
 export function mockBackend(options: BackendOptions = {}) {
   const calls: Call[] = [];
   const feeds: ChannelFeed[] = [];
+  let cancelImport: (() => void) | null = null;
   let status: AppStatus = {
     model: "test-model",
     modelConfigured: true,
@@ -269,7 +272,19 @@ export function mockBackend(options: BackendOptions = {}) {
           const channel = args.onProgress as Channel<ImportEvent>;
           const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
           (options.importEvents ?? []).forEach((message, index) => internals.runCallback(channel.id, { index, message }));
-          return { imported: 1, linked: 0, duplicates: 0, metadataOnly: 0, skipped: 0, failed: 0, embedded: 12, indexError: null };
+          const summary = { imported: 1, linked: 0, duplicates: 0, metadataOnly: 0, skipped: 0, failed: 0, embedded: 12, indexError: null, stopped: false, done: 1, total: 1 };
+          if (!options.importUntilCancelled) return summary;
+          const files = (options.importEvents ?? []).filter((event) => event.kind === "file");
+          const last = files[files.length - 1];
+          return new Promise((resolve) => {
+            cancelImport = () => resolve({ ...summary, embedded: null, stopped: true, done: last?.done ?? 0, total: last?.total ?? 0 });
+          });
+        }
+        case "library_import_cancel": {
+          const running = cancelImport !== null;
+          cancelImport?.();
+          cancelImport = null;
+          return running;
         }
         case "library_objects":
           if (options.objectsError) throw options.objectsError;
