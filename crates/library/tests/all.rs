@@ -11,6 +11,7 @@ mod suite {
     mod identify;
     mod library;
     mod metadata;
+    mod metadata_truth;
     mod mutate;
     mod parse;
     mod search;

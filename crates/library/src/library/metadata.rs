@@ -11,7 +11,7 @@ use asterism_protocol::PaperRecord;
 
 use crate::parse::{PdfInfo, PdfText};
 
-pub use authors::{family_and_given, parse_author_block};
+pub use authors::{family_and_given, is_group, parse_author_block};
 pub use xmp::{Xmp, read_xmp};
 
 /// What `papers.metadata_source` says of a record extracted here.
@@ -66,10 +66,9 @@ impl LocalMetadata {
                 authors = metadata_authors(info.author.as_deref());
             }
         }
-        let year = front
-            .year
-            .or(xmp.year)
-            .or_else(|| info.creation_date.as_deref().and_then(front::pdf_date_year));
+        // The page's own date, or the publication date the XMP packet states; never
+        // when the file was made (a re-saved PDF would carry the day it was saved).
+        let year = front.year.or(xmp.year);
         let keywords = if front.keywords.is_empty() {
             split_keywords(info.keywords.as_deref())
         } else {
@@ -169,7 +168,7 @@ mod tests {
         };
         let found = LocalMetadata::of_parts("", None, &info, &Xmp::default());
         assert_eq!(found.authors, vec!["Smith, Jane"]);
-        assert_eq!(found.year, Some(2019));
+        assert_eq!(found.year, None, "the file's creation is not the paper's date");
         assert_eq!(found.keywords, vec!["galaxies", "dust"]);
         assert_eq!(found.to_record("file").title, "file");
     }

@@ -105,6 +105,29 @@ fn person(author: &str) -> Person {
     }
 }
 
+/// The author field: people as "Family, Given", and a group's name in braces
+/// ("{Planck Collaboration}") so BibTeX neither inverts nor abbreviates it.
+fn author_chunks(authors: &[String]) -> Vec<Spanned<Chunk>> {
+    let mut chunks = Vec::new();
+    for (at, author) in authors.iter().enumerate() {
+        if at > 0 {
+            chunks.push(Spanned::detached(Chunk::Normal(" and ".into())));
+        }
+        let chunk = if crate::library::metadata::is_group(author) {
+            Chunk::Verbatim(author.trim().to_string())
+        } else {
+            let person = person(author);
+            Chunk::Normal(if person.given_name.is_empty() {
+                person.name
+            } else {
+                format!("{}, {}", person.name, person.given_name)
+            })
+        };
+        chunks.push(Spanned::detached(chunk));
+    }
+    chunks
+}
+
 /// The note of an entry whose metadata was only read from the paper's PDF.
 pub const LOCAL_NOTE: &str = "Metadata extracted locally from the PDF";
 
@@ -122,8 +145,7 @@ pub fn local_entry(paper: &PaperRecord, key: &str) -> String {
         },
     );
     if !paper.authors.is_empty() {
-        let people: Vec<Person> = paper.authors.iter().map(|a| person(a)).collect();
-        entry.set_as("author", &people);
+        entry.set("author", author_chunks(&paper.authors));
     }
     // Double braces keep the title's capitalisation (as ADS does).
     entry.set(

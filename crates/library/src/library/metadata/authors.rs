@@ -12,7 +12,33 @@ const PARTICLES: &[&str] = &[
     "van", "von", "de", "der", "den", "di", "da", "del", "della", "du", "dos", "das", "le", "la",
     "ten", "ter", "bin", "al",
 ];
+/// The same particles written with a capital, as many print them ("Gabriella De
+/// Lucia", "Olivier Le Fèvre"): a family name's start only when a word follows.
+const CAPITAL_PARTICLES: &[&str] = &[
+    "Van", "Von", "De", "Der", "Di", "Da", "Del", "Della", "Du", "Dos", "Das", "Le", "La", "Ten",
+    "Ter",
+];
 const SUFFIXES: &[&str] = &["Jr.", "Jr", "Sr.", "II", "III", "IV"];
+
+/// Words that make a name a group's ("Planck Collaboration", "the DESI Collaboration",
+/// "LSST Dark Energy Science Consortium"): kept whole, never turned into "Family, Given".
+const GROUP_WORDS: &[&str] = &["Collaboration", "Consortium", "Collaborations", "Team"];
+
+/// Whether `name` is a collaboration's or a team's, not a person's.
+pub fn is_group(name: &str) -> bool {
+    name.split_whitespace()
+        .any(|word| GROUP_WORDS.contains(&word.trim_matches(|c: char| !c.is_alphabetic())))
+}
+
+/// A group's name as printed, without a leading "the" ("the DES Collaboration").
+fn group_name(name: &str) -> String {
+    let name = name.trim();
+    name.strip_prefix("the ")
+        .or_else(|| name.strip_prefix("The "))
+        .unwrap_or(name)
+        .trim()
+        .to_string()
+}
 
 /// Footnote and affiliation marks printed beside names.
 const MARKS: &[char] = &[
@@ -106,6 +132,9 @@ pub fn looks_like_name(name: &str) -> bool {
 /// "Given Family" (or "Family, Given") as "Family, Given", capitals written the usual
 /// way: `L. G. BOUMA` → `Bouma, L. G.`; `Christopher van Eldik` → `van Eldik, Christopher`.
 pub fn family_and_given(name: &str) -> String {
+    if is_group(name) {
+        return group_name(name);
+    }
     if let Some((family, given)) = name.split_once(',') {
         return format!("{}, {}", family.trim(), given.trim());
     }
@@ -118,7 +147,10 @@ pub fn family_and_given(name: &str) -> String {
         .iter()
         .enumerate()
         .skip(1)
-        .find(|(at, word)| PARTICLES.contains(&word.as_str()) && at + 1 < words.len())
+        .find(|(at, word)| {
+            (PARTICLES.contains(&word.as_str()) || CAPITAL_PARTICLES.contains(&word.as_str()))
+                && at + 1 < words.len()
+        })
         .map_or(words.len().saturating_sub(1), |(at, _)| at);
     let family = words[start..].join(" ");
     let given = words[..start].join(" ");
@@ -158,9 +190,27 @@ fn name_and_markers(piece: &str) -> (String, Vec<u32>) {
 pub fn parse_author_block(text: &str) -> Option<Vec<PrintedAuthor>> {
     let mut authors: Vec<PrintedAuthor> = Vec::new();
     let mut rejected = 0;
+    // "Planck Collaboration: N. Aghanim, …": the group first, then its people.
+    let text = match text.split_once(':') {
+        Some((group, people)) if is_group(group) => {
+            authors.push(PrintedAuthor {
+                name: group_name(group),
+                markers: Vec::new(),
+            });
+            people
+        }
+        _ => text,
+    };
     for piece in text.split([',', ';']) {
         for part in AND.split(piece) {
             let (name, markers) = name_and_markers(part);
+            if is_group(&name) {
+                authors.push(PrintedAuthor {
+                    name: group_name(&name),
+                    markers,
+                });
+                continue;
+            }
             if name.is_empty() {
                 // "1,2": the rest of the previous name's markers.
                 if let Some(last) = authors.last_mut() {

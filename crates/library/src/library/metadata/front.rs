@@ -34,8 +34,32 @@ static MONTH_DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static COPYRIGHT: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)(?:©|\(c\)|copyright)\s*(?:[A-Za-z .]+\s)?((?:19|20)\d{2})\b"));
-static JOURNAL_YEAR: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^(?:A&A|MNRAS|ApJ|AJ|PASP)\b.*\(((?:19|20)\d{2})\)"));
+/// The year on a journal's line: "(2019)", "2019 August 20", "2 March 2023".
+static JOURNAL_LINE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\(((?:19|20)\d{2})\)|\b((?:19|20)\d{2})\s+(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?((?:19|20)\d{2})\b)",
+    )
+});
+/// A class file's placeholders, left until the journal sets them: "MNRAS 000, 1–14
+/// (2015)", "ApJ XXX, YYY".
+static PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b000\b|\bXXX\b|\bYYY\b|\?\?\?"));
+/// The paper's own date, printed by its class: "Draft version May 21, 2021",
+/// "Preprint 3 March 2023", "Compiled on …".
+static OWN_DATE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\b(?:draft version|preprint|version of|compiled on)\b"));
+/// Dates of a review history, which templates fill with samples ("Received June 1,
+/// 2019; Revised January 10, 2019").
+static HISTORY: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)^\(?\s*(?:received|revised|accepted|submitted)\b"));
+/// Journals named by the abbreviation and volume their papers print ("ApJ 882, 34").
+static JOURNAL_ABBREVIATION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"^(ApJS|ApJL|ApJ|AJ|PASP|A&A|MNRAS|PSJ)\s*,?\s*(?:\d+|000|XXX)\b")
+});
+/// Nature's and Science's page heads: "Nature | Vol 615 | …", "Science 379, 1234".
+static GENERAL_JOURNAL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"^(Nature Astronomy|Nature)\s*(?:\||\d|Vol|VOL)|^(Science)\s+\d+\s*,")
+});
 static ARXIV_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"arXiv:(\d{4}\.\d{4,5}|[a-z-]+/\d{7})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Za-z]{3}\s+(\d{4})",
@@ -189,15 +213,6 @@ pub fn title_case(title: &str) -> String {
         .join(" ")
 }
 
-/// The year of a PDF date (`D:20210521113722-04'00'`).
-pub fn pdf_date_year(date: &str) -> Option<i32> {
-    let digits = date.trim().trim_start_matches("D:");
-    digits
-        .get(..4)
-        .and_then(|year| year.parse().ok())
-        .filter(|year| (1900..=2200).contains(year))
-}
-
 /// The year an arXiv id was submitted (`2407.01603` → 2024, `astro-ph/0601001` → 2006).
 fn arxiv_year(id: &str) -> Option<i32> {
     let digits = id.rsplit('/').next()?;
@@ -239,6 +254,7 @@ fn is_affiliation(line: &str) -> bool {
 
 fn is_note(line: &str) -> bool {
     HEADER.is_match(line)
+        || journal_of(line).is_some()
         || line.starts_with('(')
         || line.starts_with("http")
         || (MONTH_DATE.is_match(line) && line.split_whitespace().count() <= 5)
@@ -249,6 +265,12 @@ fn is_note(line: &str) -> bool {
 fn title_without_hint(lines: &[&str]) -> Option<(String, usize)> {
     let start = lines.iter().position(|line| !is_note(line))?;
     let capitals = |line: &str| !line.chars().any(char::is_lowercase);
+    // A line ending in "of", "and", "the", "-" or ":" goes on, whatever the next looks like.
+    let unfinished = |line: &str| {
+        let last = line.split_whitespace().last().unwrap_or_default();
+        SMALL_WORDS.contains(&last.to_lowercase().as_str())
+            || line.ends_with(['-', ':', '—', '–'])
+    };
     let mut end = start + 1;
     // A title in capitals goes on while the lines are in capitals; another one until
     // a line reads as authors or as something else.
@@ -259,7 +281,7 @@ fn title_without_hint(lines: &[&str]) -> Option<(String, usize)> {
         && if capitals(lines[start]) {
             capitals(lines[end])
         } else {
-            parse_author_block(lines[end]).is_none()
+            unfinished(lines[end - 1]) || parse_author_block(lines[end]).is_none()
         }
     {
         end += 1;
@@ -408,33 +430,83 @@ fn abstract_and_keywords(lines: &[&str]) -> (Option<String>, Vec<String>) {
     )
 }
 
-/// The journal named in the running head, and the year printed there or in a date.
+/// The journal a running head names: its full name, or its abbreviation with a volume.
+pub fn journal_of(line: &str) -> Option<String> {
+    let full = |abbreviation: &str| -> String {
+        match abbreviation {
+        "ApJS" => "The Astrophysical Journal Supplement Series",
+        "ApJL" => "The Astrophysical Journal Letters",
+        "ApJ" => "The Astrophysical Journal",
+        "AJ" => "The Astronomical Journal",
+        "PASP" => "Publications of the Astronomical Society of the Pacific",
+        "A&A" => "Astronomy & Astrophysics",
+        "MNRAS" => "Monthly Notices of the Royal Astronomical Society",
+        "PSJ" => "The Planetary Science Journal",
+        other => other,
+        }
+        .to_string()
+    };
+    JOURNALS
+        .iter()
+        .find(|(head, _)| line.starts_with(head))
+        .map(|(_, name)| (*name).to_string())
+        .or_else(|| {
+            JOURNAL_ABBREVIATION
+                .captures(line)
+                .map(|caps| full(&caps[1]))
+        })
+        .or_else(|| {
+            GENERAL_JOURNAL.captures(line).and_then(|caps| {
+                caps.iter()
+                    .skip(1)
+                    .flatten()
+                    .next()
+                    .map(|name| name.as_str().to_string())
+            })
+        })
+}
+
+/// The first year `pattern` finds on one of `lines`.
+fn printed_year<'a>(pattern: &Regex, mut lines: impl Iterator<Item = &'a &'a str>) -> Option<i32> {
+    lines.find_map(|line| {
+        pattern.captures(line).and_then(|caps| {
+            caps.iter()
+                .skip(1)
+                .flatten()
+                .find_map(|year| year.as_str().parse::<i32>().ok())
+        })
+    })
+}
+
+/// The journal named in the running head, and the paper's year: from the journal's
+/// line or its copyright (unless they hold a class's placeholders), the arXiv id or
+/// stamp, or the date the paper prints as its own. Dates of a review history are
+/// samples in many templates and give no year; no year is better than a wrong one.
 fn journal_and_year(
     head: &[&str],
     arxiv_id: Option<&str>,
     stamp_year: Option<i32>,
 ) -> (Option<String>, Option<i32>) {
-    let journal = head.iter().find_map(|line| {
-        JOURNALS
-            .iter()
-            .find(|(head, _)| line.starts_with(head))
-            .map(|(_, name)| (*name).to_string())
-    });
-    let printed = |pattern: &Regex| {
-        head.iter().find_map(|line| {
-            pattern.captures(line).and_then(|caps| {
-                caps.iter()
-                    .skip(1)
-                    .flatten()
-                    .find_map(|year| year.as_str().parse::<i32>().ok())
+    let journal_line = head.iter().find(|line| journal_of(line).is_some());
+    let journal = journal_line.and_then(|line| journal_of(line));
+    let placeholder = journal_line.is_some_and(|line| PLACEHOLDER.is_match(line));
+    let published = || {
+        (!placeholder)
+            .then(|| {
+                printed_year(&JOURNAL_LINE_YEAR, journal_line.into_iter())
+                    .or_else(|| printed_year(&COPYRIGHT, head.iter()))
             })
-        })
+            .flatten()
     };
-    let year = printed(&COPYRIGHT)
-        .or_else(|| printed(&JOURNAL_YEAR))
+    let dated = |line: &&&str| !HISTORY.is_match(line);
+    let year = published()
         .or_else(|| arxiv_id.and_then(arxiv_year))
         .or(stamp_year)
-        .or_else(|| printed(&MONTH_DATE));
+        .or_else(|| {
+            let own = head.iter().filter(|line| OWN_DATE.is_match(line));
+            printed_year(&MONTH_DATE, own)
+        })
+        .or_else(|| printed_year(&MONTH_DATE, head.iter().filter(dated)));
     (journal, year)
 }
 
@@ -512,8 +584,6 @@ mod tests {
 
     #[test]
     fn years_from_dates_and_ids() {
-        assert_eq!(pdf_date_year("D:20210521113722-04'00'"), Some(2021));
-        assert_eq!(pdf_date_year("garbage"), None);
         assert_eq!(arxiv_year("2407.01603"), Some(2024));
         assert_eq!(arxiv_year("astro-ph/9601001"), Some(1996));
     }

@@ -120,7 +120,10 @@ fn take_field(xmp: &mut Xmp, path: &[String], value: String) {
             xmp.doi = crate::library::import::find_doi(&value);
         }
         "publicationName" if xmp.journal.is_none() => xmp.journal = Some(value),
-        "coverDate" | "date" | "CreateDate" if xmp.year.is_none() => xmp.year = year_of(&value),
+        // The issue's or the document's date; not the file's (CreateDate).
+        "coverDate" | "publicationDate" | "date" if xmp.year.is_none() => {
+            xmp.year = year_of(&value);
+        }
         _ => {}
     }
 }
@@ -137,7 +140,8 @@ mod tests {
 <dc:creator><rdf:Seq><rdf:li>Jane Smith</rdf:li><rdf:li>Rui Costa</rdf:li></rdf:Seq></dc:creator>
 <prism:doi>10.1051/0004-6361/202346488</prism:doi>
 <prism:publicationName>Astronomy &amp; Astrophysics</prism:publicationName>
-<xmp:CreateDate>2023-08-25T10:00:00Z</xmp:CreateDate>
+<prism:coverDate>2023-08-25</prism:coverDate>
+<xmp:CreateDate>2025-01-10T10:00:00Z</xmp:CreateDate>
 </rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?> trailer"#;
 
     #[test]
@@ -147,7 +151,7 @@ mod tests {
         assert_eq!(xmp.creators, vec!["Jane Smith", "Rui Costa"]);
         assert_eq!(xmp.doi.as_deref(), Some("10.1051/0004-6361/202346488"));
         assert_eq!(xmp.journal.as_deref(), Some("Astronomy & Astrophysics"));
-        assert_eq!(xmp.year, Some(2023));
+        assert_eq!(xmp.year, Some(2023), "the issue's date, not the file's");
     }
 
     #[test]
