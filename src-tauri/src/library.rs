@@ -180,7 +180,10 @@ async fn tally(
                     _ => summary.metadata_only += 1,
                 }
                 if let Some(collection) = collection.map(str::trim).filter(|c| !c.is_empty()) {
-                    services.store.add_to_collection(paper_id, collection).await?;
+                    services
+                        .store
+                        .add_to_collection(paper_id, collection)
+                        .await?;
                 }
             }
             ImportOutcome::Duplicate { .. } => summary.duplicates += 1,

@@ -626,7 +626,10 @@ mod tests {
         let default = Settings::load_from(env(&[("ASTERISM_DATA_DIR", data_dir)]), None);
         assert_eq!(default.unwrap().keep_alive, Some(Duration::from_secs(300)));
         assert_eq!(load("0").unwrap().keep_alive, None);
-        assert_eq!(load("90").unwrap().keep_alive, Some(Duration::from_secs(90)));
+        assert_eq!(
+            load("90").unwrap().keep_alive,
+            Some(Duration::from_secs(90))
+        );
         for bad in ["5", "-1", "5m", "inf"] {
             let error = load(bad).unwrap_err().to_string();
             assert!(error.contains("KEEP_ALIVE_S"), "{bad}: {error}");

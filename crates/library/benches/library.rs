@@ -255,6 +255,7 @@ async fn vectors(n: usize) {
             page_breaks: Vec::new(),
             section: None,
             text: words.join(" "),
+            keywords_only: false,
         });
     }
     // A BENCH_DB_DIR that already holds this library (same seed, same n) is reused:

@@ -301,6 +301,7 @@ async fn pad(library: &Library, total: usize) {
                     page_breaks: Vec::new(),
                     section: None,
                     text: words.join(" "),
+                    keywords_only: false,
                 }
             })
             .collect();

@@ -29,6 +29,9 @@ pub struct NewChunk {
     pub page_breaks: Vec<PageBreak>,
     pub section: Option<String>,
     pub text: String,
+    /// Found by its words but never embedded: reference lists, acknowledgements, author
+    /// lists and affiliations (stored with `embedded = 2`).
+    pub keywords_only: bool,
 }
 
 /// A page break inside a passage: `page` starts at byte `offset` of its text.
@@ -207,10 +210,25 @@ impl Store {
             .collect()
     }
 
-    /// (all chunks, embedded chunks).
+    /// Which of `ids` are kept for keywords only (never embedded).
+    pub async fn keywords_only_among(&self, ids: &[i64]) -> Result<std::collections::HashSet<i64>> {
+        if ids.is_empty() {
+            return Ok(std::collections::HashSet::new());
+        }
+        // Only placeholders are formatted in; the ids are bound.
+        let marks = vec!["?"; ids.len()].join(",");
+        let sql = format!("SELECT id FROM chunks WHERE embedded = 2 AND id IN ({marks})");
+        let mut query = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql));
+        for id in ids {
+            query = query.bind(id);
+        }
+        Ok(query.fetch_all(&self.pool).await?.into_iter().collect())
+    }
+
+    /// (chunks to embed, embedded chunks); keywords-only chunks count in neither.
     pub async fn chunk_counts(&self) -> Result<(i64, i64)> {
         let row = sqlx::query(
-            "SELECT COUNT(*) AS total, COALESCE(SUM(embedded), 0) AS embedded FROM chunks",
+            "SELECT COALESCE(SUM(embedded != 2), 0) AS total, COALESCE(SUM(embedded = 1), 0) AS embedded FROM chunks",
         )
         .fetch_one(&self.pool)
         .await?;
@@ -248,7 +266,7 @@ impl Store {
         sqlx::query("DELETE FROM chunk_vectors")
             .execute(&mut *tx)
             .await?;
-        sqlx::query("UPDATE chunks SET embedded = 0")
+        sqlx::query("UPDATE chunks SET embedded = 0 WHERE embedded = 1")
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -687,8 +705,8 @@ pub(crate) async fn replace_chunks_on(
         .await?;
     for (ordinal, chunk) in chunks.iter().enumerate() {
         sqlx::query(
-            "INSERT INTO chunks (paper_id, ordinal, page, page_end, page_breaks, section, text)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO chunks (paper_id, ordinal, page, page_end, page_breaks, section, text, embedded)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(paper_id)
         .bind(i64::try_from(ordinal).unwrap_or(i64::MAX))
@@ -701,6 +719,7 @@ pub(crate) async fn replace_chunks_on(
         )
         .bind(&chunk.section)
         .bind(&chunk.text)
+        .bind(if chunk.keywords_only { 2 } else { 0 })
         .execute(&mut *conn)
         .await?;
     }

@@ -138,7 +138,55 @@ fn page_true(block: &Block, start: usize, text: &str) -> NewChunk {
         page_breaks,
         section: block.section.clone(),
         text: text.to_string(),
+        keywords_only: keywords_only(block.section.as_deref(), text),
     }
+}
+
+/// Sections found by their words but not worth a vector: what they hold is names,
+/// journals and grant numbers, which a question by meaning never wants, and which
+/// crowd the nearest neighbours of every query about a name.
+static LISTING_SECTION: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:[\dIVXA-Z]+\.?\s+)?(?:references|reference list|bibliography|literature cited|acknowledge?ments?|author contributions|affiliations|author list|the .* collaboration)\b",
+    )
+    .ok()
+});
+/// A reference as lists print it: "Smith, J. 2019, ApJ, 882, 34", "2019, MNRAS, 507".
+static REFERENCE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(?:19|20)\d{2}[a-z]?[,.]\s*(?:ApJ|ApJS|ApJL|AJ|MNRAS|A&A|PASP|Nature|Science|arXiv|PhRvD|ARA&A|Icarus|JCAP|AJ)\b").ok()
+});
+/// What acknowledgements say.
+static THANKS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:we thank|thank|grateful|acknowledges?|funded|funding|support(?:ed)? by|grant|fellowship)\b").ok()
+});
+/// Words of affiliations and addresses.
+static AFFILIATION: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(?:University|Universit[àäéy]|Department|Institute|Institut|Observatory|Observatoire|Laboratory|Center|Centre|School of|Faculty|Max-Planck|@)").ok()
+});
+
+/// Whether a passage is kept for keyword search only: a reference list, the
+/// acknowledgements, or an author list with affiliations.
+pub fn keywords_only(section: Option<&str>, text: &str) -> bool {
+    let count = |pattern: &LazyLock<Option<Regex>>| {
+        pattern
+            .as_ref()
+            .map_or(0, |regex| regex.find_iter(text).count())
+    };
+    let listing = section.is_some_and(|section| {
+        LISTING_SECTION
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(section.trim()))
+    });
+    // A draft's text layer may leave the last heading over what follows (an appendix
+    // after the references): under a listing heading, only what reads as a list or as
+    // thanks counts.
+    let thanks = THANKS.as_ref().is_some_and(|regex| regex.is_match(text));
+    let words = text.split_whitespace().count().max(1);
+    // Four references in one passage, or one affiliation word in every fifteen words
+    // of text with little prose: a list, not an argument.
+    (listing && (thanks || count(&REFERENCE) >= 2 || !looks_like_prose(text)))
+        || count(&REFERENCE) >= 4
+        || (count(&AFFILIATION) * 15 >= words && !looks_like_prose(text))
 }
 
 /// The pieces of a block as (byte offset, trimmed text), without pieces too short to
@@ -379,5 +427,64 @@ mod tests {
         let chunks = Chunker::characters().chunk(markdown);
         assert_eq!(chunks.len(), 1);
         assert_eq!(chunks[0].section.as_deref(), Some("3 Results"));
+    }
+}
+
+#[cfg(test)]
+mod listing_tests {
+    use super::*;
+
+    /// On the fixture papers: their reference lists are kept for keywords only, their
+    /// abstracts and introductions are embedded.
+    #[test]
+    fn reference_lists_and_author_lists_are_not_embedded_but_the_argument_is() {
+        let mut totals = (0, 0);
+        for name in ["rudolf_ms.pdf", "celerite_ms.pdf", "gammapy_v1_ms.pdf"] {
+            let bytes = std::fs::read(asterism_testkit::fixture_path(&format!("pdfs/{name}")))
+                .unwrap_or_default();
+            let text = crate::parse::parse_pdf_bytes(&bytes).unwrap();
+            let chunks = Chunker::characters().chunk(&text.markdown);
+            let skipped: Vec<&NewChunk> = chunks.iter().filter(|c| c.keywords_only).collect();
+            totals.0 += skipped.len();
+            totals.1 += chunks.len();
+            assert!(
+                skipped
+                    .iter()
+                    .filter(|c| c.text.contains("ApJ") || c.text.contains("A&A"))
+                    .count()
+                    >= 3,
+                "{name}: references kept out of the vectors"
+            );
+            let argued = chunks.iter().filter(|c| {
+                c.section.as_deref().is_some_and(|s| {
+                    let s = s.to_lowercase();
+                    s.contains("abstract") || s.contains("introduction")
+                })
+            });
+            for chunk in argued {
+                assert!(!chunk.keywords_only, "{name}: {:?}", chunk.text);
+            }
+        }
+        let (skipped, all) = totals;
+        assert!(skipped * 10 > all, "{skipped} of {all}");
+        assert!(skipped * 2 < all, "{skipped} of {all}");
+    }
+
+    #[test]
+    fn a_draft_s_appendix_under_the_references_heading_is_still_embedded() {
+        let appendix = "We derive the likelihood of the transit model in detail here, and show how the stellar variability term enters the covariance of the residuals at every step of the fit.";
+        assert!(!keywords_only(Some("REFERENCES"), appendix));
+        assert!(keywords_only(
+            Some("REFERENCES"),
+            "Bouma, L. G., Curtis, J. L., Hartman, J. D. 2022, AJ, 163, 121 Foreman-Mackey, D. 2017, AJ, 154, 220"
+        ));
+        assert!(keywords_only(
+            Some("ACKNOWLEDGMENTS"),
+            "We thank the TESS team. This work was supported by NASA grant 80NSSC."
+        ));
+        assert!(keywords_only(
+            None,
+            "1 Department of Astronomy, University of Somewhere 2 Max-Planck-Institut für Astronomie 3 Observatoire de Paris 4 Institute of Elsewhere"
+        ));
     }
 }

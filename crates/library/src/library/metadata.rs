@@ -168,7 +168,10 @@ mod tests {
         };
         let found = LocalMetadata::of_parts("", None, &info, &Xmp::default());
         assert_eq!(found.authors, vec!["Smith, Jane"]);
-        assert_eq!(found.year, None, "the file's creation is not the paper's date");
+        assert_eq!(
+            found.year, None,
+            "the file's creation is not the paper's date"
+        );
         assert_eq!(found.keywords, vec!["galaxies", "dust"]);
         assert_eq!(found.to_record("file").title, "file");
     }

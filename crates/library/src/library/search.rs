@@ -172,12 +172,26 @@ pub async fn keyword_search(
         .collect())
 }
 
-/// Fuses weighted ranked lists: score = Σ weight / (60 + rank).
-fn fuse(lists: &[(&[i64], f64)]) -> Vec<(i64, f64)> {
+/// Fuses weighted ranked lists: score = Σ weight / (60 + rank). Each passage of
+/// `listed` (kept for keywords only, so never in the vector list) also scores `weight`
+/// at its rank in the first list: being a reference list or the acknowledgements costs
+/// it nothing against passages that have a vector.
+fn fuse_with_stand_ins(
+    lists: &[(&[i64], f64)],
+    listed: &HashSet<i64>,
+    weight: f64,
+) -> Vec<(i64, f64)> {
     let mut scores: HashMap<i64, f64> = HashMap::new();
     for (list, weight) in lists {
         for (rank, id) in list.iter().enumerate() {
             *scores.entry(*id).or_default() += weight / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    if let Some((first, _)) = lists.first() {
+        for (rank, id) in first.iter().enumerate() {
+            if listed.contains(id) {
+                *scores.entry(*id).or_default() += weight / (RRF_K + rank as f64 + 1.0);
+            }
         }
     }
     let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
@@ -294,7 +308,15 @@ impl Retriever<'_> {
             (true, false) => SearchMode::Vector,
             (false, false) => SearchMode::Hybrid,
         };
-        let fused = fuse(&[(&bm25, tuning.bm25_weight), (&vector, tuning.vector_weight)]);
+        let listed = match mode {
+            SearchMode::Hybrid => self.store.keywords_only_among(&bm25).await?,
+            _ => HashSet::new(),
+        };
+        let fused = fuse_with_stand_ins(
+            &[(&bm25, tuning.bm25_weight), (&vector, tuning.vector_weight)],
+            &listed,
+            tuning.vector_weight,
+        );
         let depth = match tuning.one_per_page {
             true => k * 3,
             false => k,
@@ -373,9 +395,24 @@ mod tests {
 
     #[test]
     fn reciprocal_rank_fusion_rewards_agreement() {
-        let fused = fuse(&[(&[1, 2, 3], 1.0), (&[3, 4, 1], 1.0)]);
+        let fused = fuse_with_stand_ins(
+            &[(&[1, 2, 3], 1.0), (&[3, 4, 1], 1.0)],
+            &HashSet::new(),
+            0.0,
+        );
         assert_eq!(fused[0].0, 1);
         assert_eq!(fused[1].0, 3);
         assert!(fused.iter().any(|(id, _)| *id == 4));
+    }
+
+    #[test]
+    fn a_passage_without_a_vector_by_design_is_not_outranked_for_lacking_one() {
+        // 7 is the acknowledgements (keywords only), first by its words; 8 and 9 have
+        // vectors and are further down both lists.
+        let lists: [(&[i64], f64); 2] = [(&[7, 8, 9], 2.0), (&[9, 8], 1.0)];
+        let plain = fuse_with_stand_ins(&lists, &HashSet::new(), 1.0);
+        assert_ne!(plain[0].0, 7, "without its stand-in it sinks: {plain:?}");
+        let fair = fuse_with_stand_ins(&lists, &HashSet::from([7]), 1.0);
+        assert_eq!(fair[0].0, 7, "{fair:?}");
     }
 }

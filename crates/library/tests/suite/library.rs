@@ -398,7 +398,10 @@ async fn an_index_let_go_when_idle_comes_back_for_the_next_search() {
     };
     let before = search().await;
     let held = setup.library.index.len();
-    assert!(held > 30 && before.iter().any(|(_, rank)| rank.is_some()), "{before:?}");
+    assert!(
+        held > 30 && before.iter().any(|(_, rank)| rank.is_some()),
+        "{before:?}"
+    );
 
     let keep = Duration::from_secs(300);
     let released = setup.library.release_idle(keep);
@@ -406,7 +409,10 @@ async fn an_index_let_go_when_idle_comes_back_for_the_next_search() {
     let released = setup.library.release_idle(Duration::ZERO);
     assert!(released.vectors && !released.model, "{released:?}");
     assert_eq!(setup.library.index.len(), 0, "the cells left memory");
-    assert!(!setup.library.release_idle(Duration::ZERO).any(), "nothing left to let go");
+    assert!(
+        !setup.library.release_idle(Duration::ZERO).any(),
+        "nothing left to let go"
+    );
     assert!(setup.dir.path().join("data/vectors.cells").is_file());
 
     assert_eq!(search().await, before, "the same passages, ranked the same");
@@ -450,11 +456,30 @@ async fn deleting_a_paper_removes_its_passages_vectors_and_files_but_keeps_notes
     );
     let (before, embedded_before) = store.chunk_counts().await.unwrap();
     assert_eq!(before, embedded_before);
+    let of_rudolf = PaperFilter {
+        paper_id: Some(rudolf.id.clone()),
+        ..PaperFilter::default()
+    };
+    let passages = store.chunk_ids_matching(&of_rudolf).await.unwrap();
+    assert_eq!(passages.len() as i64, rudolf.chunks);
+    let listed = store.keywords_only_among(&passages).await.unwrap().len() as i64;
+    assert!(listed > 0, "its references are kept for keywords only");
 
     assert!(setup.library.delete(&rudolf.id, false).await.unwrap());
     assert!(!Path::new(&rudolf.files[0].path).exists());
+    assert!(
+        store
+            .chunk_ids_matching(&of_rudolf)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let (after, embedded_after) = store.chunk_counts().await.unwrap();
-    assert_eq!(before - after, rudolf.chunks);
+    assert_eq!(
+        before - after,
+        rudolf.chunks - listed,
+        "its vectors went too"
+    );
     assert_eq!(after, embedded_after);
     let results = setup
         .library
@@ -588,10 +613,19 @@ async fn the_local_model_embeds_by_meaning_and_chunks_by_its_tokens() {
 
     // Kept while in use, let go when idle, loaded again for the next text.
     assert!(!embedder.release_if_idle(Duration::from_secs(300)));
-    assert!(embedder.release_if_idle(Duration::ZERO), "the session let go");
-    assert!(!embedder.release_if_idle(Duration::ZERO), "nothing left to let go");
+    assert!(
+        embedder.release_if_idle(Duration::ZERO),
+        "the session let go"
+    );
+    assert!(
+        !embedder.release_if_idle(Duration::ZERO),
+        "nothing left to let go"
+    );
     let again = embedder.embed(&texts[..1]).await.unwrap();
-    assert!(cosine(&again[0], &vectors[0]) > 0.999, "the same model came back");
+    assert!(
+        cosine(&again[0], &vectors[0]) > 0.999,
+        "the same model came back"
+    );
 
     let chunker = model.chunker().unwrap();
     assert!(chunker.uses_tokens());

@@ -35,7 +35,10 @@ fn check(row: &Row, found: &LocalMetadata) {
     assert_eq!(found.year, row.year, "{name}: year");
     assert_eq!(found.journal.as_deref(), row.journal, "{name}: journal");
     let entry = local_entry(&found.to_record("file"), "key");
-    assert!(entry.starts_with(&format!("@{}{{key,", row.entry)), "{name}: {entry}");
+    assert!(
+        entry.starts_with(&format!("@{}{{key,", row.entry)),
+        "{name}: {entry}"
+    );
     if let Some(author) = row.bib_author {
         assert!(entry.contains(author), "{name}: {entry}");
     }
@@ -136,9 +139,17 @@ fn template_placeholders_give_no_year() {
         (Received June 1, 2019; Revised January 10, 2019; Accepted December 5, 2026)\n\
         ABSTRACT\n\
         We measure the distance to NGC 4258 from the tip of the red giant branch with HST.";
-    assert_eq!(page(aastex).year, Some(2026), "the draft's date, not the sample's");
+    assert_eq!(
+        page(aastex).year,
+        Some(2026),
+        "the draft's date, not the sample's"
+    );
     let sample_only = aastex.replace("Draft version December 5, 2026\n", "");
-    assert_eq!(page(&sample_only).year, None, "only the class's sample dates");
+    assert_eq!(
+        page(&sample_only).year,
+        None,
+        "only the class's sample dates"
+    );
 }
 
 #[test]
@@ -193,19 +204,55 @@ fn collaborations_stay_whole_and_particles_stay_with_the_family_name() {
 #[test]
 fn a_journal_named_on_page_one_makes_an_article() {
     let heads = [
-        ("The Astrophysical Journal, 882:34 (24pp), 2019 August 20", "The Astrophysical Journal", 2019),
+        (
+            "The Astrophysical Journal, 882:34 (24pp), 2019 August 20",
+            "The Astrophysical Journal",
+            2019,
+        ),
         ("ApJ 882, 34 (2019)", "The Astrophysical Journal", 2019),
-        ("The Astrophysical Journal Supplement Series, 259:35 (28pp), 2022 April", "The Astrophysical Journal Supplement Series", 2022),
-        ("ApJS 259, 35 (2022)", "The Astrophysical Journal Supplement Series", 2022),
-        ("The Astronomical Journal, 163:121 (17pp), 2022 March", "The Astronomical Journal", 2022),
+        (
+            "The Astrophysical Journal Supplement Series, 259:35 (28pp), 2022 April",
+            "The Astrophysical Journal Supplement Series",
+            2022,
+        ),
+        (
+            "ApJS 259, 35 (2022)",
+            "The Astrophysical Journal Supplement Series",
+            2022,
+        ),
+        (
+            "The Astronomical Journal, 163:121 (17pp), 2022 March",
+            "The Astronomical Journal",
+            2022,
+        ),
         ("AJ 163, 121 (2022)", "The Astronomical Journal", 2022),
-        ("MNRAS 507, 2182–2201 (2021)", "Monthly Notices of the Royal Astronomical Society", 2021),
-        ("Mon. Not. R. Astron. Soc. 426, 1–16 (2012)", "Monthly Notices of the Royal Astronomical Society", 2012),
+        (
+            "MNRAS 507, 2182–2201 (2021)",
+            "Monthly Notices of the Royal Astronomical Society",
+            2021,
+        ),
+        (
+            "Mon. Not. R. Astron. Soc. 426, 1–16 (2012)",
+            "Monthly Notices of the Royal Astronomical Society",
+            2012,
+        ),
         ("A&A 641, A6 (2020)", "Astronomy & Astrophysics", 2020),
-        ("Publications of the Astronomical Society of the Pacific, 135:014401 (12pp), 2023 January", "Publications of the Astronomical Society of the Pacific", 2023),
-        ("PASP 135, 014401 (2023)", "Publications of the Astronomical Society of the Pacific", 2023),
+        (
+            "Publications of the Astronomical Society of the Pacific, 135:014401 (12pp), 2023 January",
+            "Publications of the Astronomical Society of the Pacific",
+            2023,
+        ),
+        (
+            "PASP 135, 014401 (2023)",
+            "Publications of the Astronomical Society of the Pacific",
+            2023,
+        ),
         ("Nature | Vol 615 | 2 March 2023 | 41", "Nature", 2023),
-        ("Nature Astronomy | VOL 7 | January 2023 | 41–52", "Nature Astronomy", 2023),
+        (
+            "Nature Astronomy | VOL 7 | January 2023 | 41–52",
+            "Nature Astronomy",
+            2023,
+        ),
         ("Science 379, 1234–1238 (2023)", "Science", 2023),
     ];
     for (head, journal, year) in heads {
@@ -216,7 +263,11 @@ fn a_journal_named_on_page_one_makes_an_article() {
         ));
         assert_eq!(found.journal.as_deref(), Some(journal), "{head}");
         assert_eq!(found.year, Some(year), "{head}");
-        assert_eq!(found.title.as_deref(), Some("A Study of Something Astronomical in Detail"), "{head}");
+        assert_eq!(
+            found.title.as_deref(),
+            Some("A Study of Something Astronomical in Detail"),
+            "{head}"
+        );
         let entry = local_entry(&found.to_record("file"), "key");
         assert!(entry.starts_with("@article{key,"), "{head}: {entry}");
     }

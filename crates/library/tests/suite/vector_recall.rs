@@ -57,6 +57,7 @@ async fn stored_paper(store: &Store, title: &str, vectors: &[Vec<f32>]) -> (Stri
             page_breaks: Vec::new(),
             section: None,
             text: format!("{title} passage {i}"),
+            keywords_only: false,
         })
         .collect();
     store.replace_chunks(&paper_id, &chunks).await.unwrap();

@@ -42,8 +42,7 @@ static JOURNAL_LINE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A class file's placeholders, left until the journal sets them: "MNRAS 000, 1–14
 /// (2015)", "ApJ XXX, YYY".
-static PLACEHOLDER: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"\b000\b|\bXXX\b|\bYYY\b|\?\?\?"));
+static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| regex(r"\b000\b|\bXXX\b|\bYYY\b|\?\?\?"));
 /// The paper's own date, printed by its class: "Draft version May 21, 2021",
 /// "Preprint 3 March 2023", "Compiled on …".
 static OWN_DATE: LazyLock<Regex> =
@@ -53,13 +52,11 @@ static OWN_DATE: LazyLock<Regex> =
 static HISTORY: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)^\(?\s*(?:received|revised|accepted|submitted)\b"));
 /// Journals named by the abbreviation and volume their papers print ("ApJ 882, 34").
-static JOURNAL_ABBREVIATION: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^(ApJS|ApJL|ApJ|AJ|PASP|A&A|MNRAS|PSJ)\s*,?\s*(?:\d+|000|XXX)\b")
-});
+static JOURNAL_ABBREVIATION: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^(ApJS|ApJL|ApJ|AJ|PASP|A&A|MNRAS|PSJ)\s*,?\s*(?:\d+|000|XXX)\b"));
 /// Nature's and Science's page heads: "Nature | Vol 615 | …", "Science 379, 1234".
-static GENERAL_JOURNAL: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^(Nature Astronomy|Nature)\s*(?:\||\d|Vol|VOL)|^(Science)\s+\d+\s*,")
-});
+static GENERAL_JOURNAL: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^(Nature Astronomy|Nature)\s*(?:\||\d|Vol|VOL)|^(Science)\s+\d+\s*,"));
 static ARXIV_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     regex(
         r"arXiv:(\d{4}\.\d{4,5}|[a-z-]+/\d{7})(?:v\d+)?\s*\[[^\]]+\]\s*\d{1,2}\s+[A-Za-z]{3}\s+(\d{4})",
@@ -268,8 +265,7 @@ fn title_without_hint(lines: &[&str]) -> Option<(String, usize)> {
     // A line ending in "of", "and", "the", "-" or ":" goes on, whatever the next looks like.
     let unfinished = |line: &str| {
         let last = line.split_whitespace().last().unwrap_or_default();
-        SMALL_WORDS.contains(&last.to_lowercase().as_str())
-            || line.ends_with(['-', ':', '—', '–'])
+        SMALL_WORDS.contains(&last.to_lowercase().as_str()) || line.ends_with(['-', ':', '—', '–'])
     };
     let mut end = start + 1;
     // A title in capitals goes on while the lines are in capitals; another one until
@@ -434,15 +430,15 @@ fn abstract_and_keywords(lines: &[&str]) -> (Option<String>, Vec<String>) {
 pub fn journal_of(line: &str) -> Option<String> {
     let full = |abbreviation: &str| -> String {
         match abbreviation {
-        "ApJS" => "The Astrophysical Journal Supplement Series",
-        "ApJL" => "The Astrophysical Journal Letters",
-        "ApJ" => "The Astrophysical Journal",
-        "AJ" => "The Astronomical Journal",
-        "PASP" => "Publications of the Astronomical Society of the Pacific",
-        "A&A" => "Astronomy & Astrophysics",
-        "MNRAS" => "Monthly Notices of the Royal Astronomical Society",
-        "PSJ" => "The Planetary Science Journal",
-        other => other,
+            "ApJS" => "The Astrophysical Journal Supplement Series",
+            "ApJL" => "The Astrophysical Journal Letters",
+            "ApJ" => "The Astrophysical Journal",
+            "AJ" => "The Astronomical Journal",
+            "PASP" => "Publications of the Astronomical Society of the Pacific",
+            "A&A" => "Astronomy & Astrophysics",
+            "MNRAS" => "Monthly Notices of the Royal Astronomical Society",
+            "PSJ" => "The Planetary Science Journal",
+            other => other,
         }
         .to_string()
     };
