@@ -250,6 +250,42 @@ async fn import_json_streams_one_camel_case_object_per_file_then_a_summary() {
     );
 }
 
+/// Piped, embedding says how far it is: a line at each tenth, with the time left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedding_without_a_terminal_prints_its_progress_with_an_eta() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = papers_folder(dir.path());
+    let embeddings = asterism_testkit::MockLlm::start(asterism_testkit::Script::default())
+        .await
+        .unwrap();
+    let home = dir.path().to_path_buf();
+    let url = embeddings.base_url();
+    let output = tokio::task::spawn_blocking(move || {
+        asterism(&home)
+            .args(["library", "import", "--offline", folder.to_str().unwrap()])
+            .env("EMBEDDINGS", "remote")
+            .env("EMBEDDING_BASE_URL", url)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("embedding: "))
+        .collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    let last = lines.last().unwrap();
+    let total = last.split_whitespace().nth(3).unwrap();
+    assert!(
+        last.starts_with(&format!("embedding: {total} of {total} passages (")),
+        "{stderr}"
+    );
+    assert!(last.ends_with(" s, ETA 0:00)"), "{stderr}");
+    assert!(lines[0].contains(" ETA "), "{stderr}");
+}
+
 #[test]
 fn import_without_a_terminal_prints_a_line_per_file_and_the_summary_on_stderr() {
     let dir = tempfile::tempdir().unwrap();
