@@ -661,7 +661,6 @@ await scenario("memory comes back after use: the model and the vector index are 
   }, 40000);
   treeRssMb.quiet = false;
   treeRssMb("asterism-app");
-  if (process.env.E2E_SMAPS) console.log(execFileSync("python3", [process.env.E2E_SMAPS], { encoding: "utf8" }));
   afterUse = { used: used.pss, rested: rested.pss };
   console.log(`memory after a search with the local model: PSS ${used.pss.toFixed(0)} MB (start ${idleMemory.pss.toFixed(0)}); `
     + `10 s unused: ${rested.pss.toFixed(0)} MB, ${(rested.pss - idleMemory.pss).toFixed(0)} MB over the start`);
