@@ -645,9 +645,10 @@ impl AgentRuntime {
                         let mut row =
                             rows.row(step, MessageRole::Tool, result.output.content.clone());
                         row.tool_call_id = Some(result.tool_call_id.clone());
+                        // The call's arguments are the assistant row's (`tool_calls`,
+                        // `raw_json`): not a third copy here.
                         row.metadata = serde_json::json!({
                             "name": result.name,
-                            "arguments": result.arguments,
                             "isError": result.output.is_error,
                             "metadata": result.output.metadata,
                             "durationMs": result.duration.as_secs_f64() * 1000.0,

@@ -85,6 +85,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "metric_via",
         include_str!("../../../migrations/0017_metric_via.sql"),
     ),
+    (
+        18,
+        "tool_rows_without_arguments",
+        include_str!("../../../migrations/0018_tool_rows_without_arguments.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

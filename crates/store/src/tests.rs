@@ -149,6 +149,45 @@ fn every_migration_file_is_embedded() {
     assert_eq!(files, embedded);
 }
 
+/// Migration 18 drops the copy of a call's arguments from the tool rows written
+/// before it, and nothing else of them.
+#[tokio::test]
+async fn tool_rows_lose_their_copy_of_the_arguments_and_keep_the_rest() {
+    let (_dir, store) = temp_store().await;
+    store.ensure_session("s1", "q", "m").await.unwrap();
+    let row = NewMessage {
+        session_id: "s1".into(),
+        run_id: "r1".into(),
+        step: 1,
+        agent_name: "main".into(),
+        role: MessageRole::Tool,
+        content: "12:18:57.6 +47:18:14".into(),
+        tool_calls: None,
+        tool_call_id: Some("call_1".into()),
+        metadata: json!({"name": "query_target", "arguments": {"name": "NGC 4258"}, "isError": false}),
+        raw_json: None,
+    };
+    let user = NewMessage {
+        role: MessageRole::User,
+        tool_call_id: None,
+        metadata: json!({"arguments": "a user row keeps what it has"}),
+        ..row.clone()
+    };
+    store.append_messages(&[row, user]).await.unwrap();
+    let (_, _, sql) = migrate::MIGRATIONS[17];
+    sqlx::raw_sql(sql).execute(store.pool()).await.unwrap();
+    let messages = store.messages("s1").await.unwrap();
+    assert_eq!(
+        messages[0].metadata,
+        json!({"name": "query_target", "isError": false})
+    );
+    assert_eq!(messages[0].content, "12:18:57.6 +47:18:14");
+    assert_eq!(
+        messages[1].metadata["arguments"],
+        "a user row keeps what it has"
+    );
+}
+
 #[tokio::test]
 async fn messages_keep_order_roles_and_json() {
     let (_dir, store) = temp_store().await;

@@ -65,6 +65,56 @@ async fn a_giant_tool_argument_is_refused_before_the_tool_runs_and_stored_once()
     assert!(harness.mock.requests()[2].body.to_string().len() < 64 * 1024);
 }
 
+/// A long argument (under the limit) is stored with the assistant's message (its
+/// `tool_calls` and the `raw_json` the seed keeps), not a third time with the result.
+#[tokio::test]
+async fn a_tool_call_s_arguments_are_stored_at_most_twice() {
+    let long = "y".repeat(200 * 1024);
+    let turns = vec![
+        Turn {
+            tool_calls: vec![ScriptedToolCall {
+                id: Some("long".into()),
+                name: "echo".into(),
+                arguments: json!({"text": long}),
+            }],
+            ..Turn::default()
+        },
+        Turn::answer("Echoed."),
+    ];
+    let harness = harness(turns).await;
+    let (outcome, _) = harness.ask(None, "go").await;
+    assert_eq!(outcome.reason, RunFinishReason::Completed);
+    let messages = harness.store.messages(&outcome.session_id).await.unwrap();
+    let copies: usize = messages
+        .iter()
+        .map(|message| {
+            [
+                message.tool_calls.as_ref().map(|v| v.to_string()),
+                Some(message.metadata.to_string()),
+                message.raw_json.as_ref().map(|v| v.to_string()),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|field| field.contains(&long))
+            .count()
+        })
+        .sum();
+    assert_eq!(copies, 2, "tool_calls and raw_json of the assistant's row");
+    let result = messages
+        .iter()
+        .find(|message| message.tool_call_id.as_deref() == Some("long"))
+        .unwrap();
+    assert_eq!(result.metadata["name"], "echo");
+    // The replayed timeline still shows the call with its arguments.
+    let replayed = harness.store.messages_for_replay(&outcome.session_id).await;
+    assert!(replayed.unwrap().iter().any(|message| {
+        message
+            .tool_calls
+            .as_ref()
+            .is_some_and(|calls| calls.to_string().contains(&long))
+    }));
+}
+
 #[tokio::test]
 async fn a_session_holding_a_giant_question_is_cut_for_the_model_and_kept_whole() {
     let question = format!("Summarise this: {}", "TRGB ".repeat(200_000));
