@@ -6,7 +6,7 @@ import { NEARBY_RADIUS_ARCMIN, NavigationProvider, type LibraryRequest, type Nav
 import { applyTheme, savedTheme, type Theme } from "./app/theme";
 import { ToastProvider } from "./app/toasts";
 import { GearIcon, LibraryIcon, ListIcon, MetricsIcon, MoonIcon, SparkleIcon, SunIcon, SunriseIcon, ZhongIcon } from "./components/icons";
-import { ResearchAgentView } from "./components/ResearchAgentPanel";
+import { ResearchAgentPanel } from "./components/ResearchAgentPanel";
 import { LinksProvider } from "./links/Links";
 import { setLanguage, type Language } from "./i18n";
 
@@ -14,7 +14,7 @@ import { setLanguage, type Language } from "./i18n";
 const AuditLogViewer = lazy(() => import("./panels/AuditLogViewer").then((m) => ({ default: m.AuditLogViewer })));
 const LibraryView = lazy(() => import("./panels/LibraryView").then((m) => ({ default: m.LibraryView })));
 const NewsView = lazy(() => import("./panels/NewsView").then((m) => ({ default: m.NewsView })));
-const MetricsPanel = lazy(() => import("./panels/MetricsPanel").then((m) => ({ default: m.MetricsPanel })));
+const AgentMetricsPanel = lazy(() => import("./panels/AgentMetricsPanel").then((m) => ({ default: m.AgentMetricsPanel })));
 const SettingsPanel = lazy(() => import("./panels/SettingsPanel").then((m) => ({ default: m.SettingsPanel })));
 
 export const VIEWS = ["agent", "library", "news", "metrics", "audit", "settings"] as const;
@@ -138,12 +138,12 @@ function Shell() {
             </button>
           </nav>
           <div className="view" hidden={view !== "agent"}>
-            <ResearchAgentView agent={agent} onOpenSettings={() => setView("settings")} />
+            <ResearchAgentPanel agent={agent} onOpenSettings={() => setView("settings")} />
           </div>
           <Suspense fallback={<div className="panel muted">{t("common.loading")}</div>}>
             {view === "library" && <LibraryView request={libraryRequest} />}
             {view === "news" && <NewsView />}
-            {view === "metrics" && <MetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
+            {view === "metrics" && <AgentMetricsPanel sessions={agent.sessions} sessionId={agent.sessionId} />}
             {view === "audit" && <AuditLogViewer sessions={agent.sessions} />}
             {view === "settings" && <SettingsPanel theme={theme} onTheme={setTheme} onSaved={() => void agent.refreshStatus()} />}
           </Suspense>

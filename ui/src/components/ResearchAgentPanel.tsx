@@ -8,20 +8,28 @@ import { SetupView } from "./SetupView";
 import { Timeline } from "./Timeline";
 import { LinksProvider } from "../links/Links";
 
-/** The research agent on its own (tests, and anywhere without the app shell). */
-export function ResearchAgentPanel() {
+type Props = { agent: ResearchAgent; onOpenSettings?: () => void };
+
+/**
+ * The research agent panel: sessions on the left, the conversation in the centre, cards
+ * and the composer below. The app passes its agent (kept across panels); without one
+ * (tests, anywhere without the app shell) the panel runs its own.
+ */
+export function ResearchAgentPanel({ agent, onOpenSettings }: Partial<Props>) {
+  return agent ? <AgentLayout agent={agent} onOpenSettings={onOpenSettings} /> : <OwnAgent onOpenSettings={onOpenSettings} />;
+}
+
+/** The panel with an agent of its own, and the links it names. */
+function OwnAgent({ onOpenSettings }: { onOpenSettings?: () => void }) {
   const agent = useResearchAgent();
   return (
     <LinksProvider bases={agent.status?.links ?? null}>
-      <ResearchAgentView agent={agent} />
+      <AgentLayout agent={agent} onOpenSettings={onOpenSettings} />
     </LinksProvider>
   );
 }
 
-type Props = { agent: ResearchAgent; onOpenSettings?: () => void };
-
-/** Sessions on the left, the conversation in the centre, cards and the composer below. */
-export function ResearchAgentView({ agent, onOpenSettings }: Props) {
+function AgentLayout({ agent, onOpenSettings }: Props) {
   const { t } = useTranslation();
   const { status, running } = agent;
 

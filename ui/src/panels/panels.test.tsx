@@ -120,7 +120,7 @@ describe("Compaction", () => {
   });
 });
 
-describe("MetricsPanel", () => {
+describe("AgentMetricsPanel", () => {
   it("charts tokens per step and estimates the cost from the session's measurements", async () => {
     mockBackend({
       sessions: [session],

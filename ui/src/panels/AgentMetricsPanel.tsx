@@ -58,7 +58,7 @@ export function totals(entries: MetricEntry[]): Totals {
 type Props = { sessions: SessionSummary[]; sessionId: string | null };
 
 /** Tokens per step, model latency, tool durations and a cost estimate for one session. */
-export function MetricsPanel({ sessions, sessionId }: Props) {
+export function AgentMetricsPanel({ sessions, sessionId }: Props) {
   const { t } = useTranslation();
   const toasts = useToasts();
   const [selected, setSelected] = useState<string | null>(sessionId ?? sessions[0]?.id ?? null);
