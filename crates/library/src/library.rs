@@ -5,6 +5,7 @@ mod chunk;
 pub mod embed;
 pub mod fingerprint;
 pub mod foreign;
+pub mod identifiers;
 pub mod identify;
 pub mod idle;
 pub mod import;

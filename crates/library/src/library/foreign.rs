@@ -242,7 +242,7 @@ pub(crate) fn bibcode_in_url(url: &str) -> Option<String> {
 }
 
 fn arxiv_in_text(text: &str) -> Option<String> {
-    crate::library::import::find_arxiv_id(text)
+    crate::library::identifiers::find_arxiv_id(text)
 }
 
 fn bibcode_of_url(url: &str) -> Option<String> {

@@ -7,16 +7,15 @@
 //! and chunked. Every file gets its own outcome; one bad file stops nothing.
 
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
 use asterism_protocol::PaperRecord;
 use asterism_store::{PaperFile, PaperText, PendingFile, Store};
-use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::library::Chunker;
 use crate::library::fingerprint::{SAME_TEXT_BITS, text_fingerprint};
 use crate::library::foreign::{ForeignEntry, is_foreign_library, read_library};
+use crate::library::identifiers::{find_arxiv_id, find_doi};
 use crate::library::identify::{complete, identify_online, is_offline, why_not};
 use crate::library::metadata::{LOCAL_SOURCE, LocalMetadata};
 use crate::papers::PaperSearch;
@@ -94,34 +93,6 @@ pub struct Importer {
     pub online: bool,
     /// Set when a lookup found the network down: why (the other files skip lookups).
     pub network_down: std::sync::Arc<std::sync::OnceLock<String>>,
-}
-
-static ARXIV_NEW: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\barXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?").unwrap_or_else(|_| unreachable!())
-});
-static ARXIV_OLD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(astro-ph|gr-qc|hep-ph|hep-th|physics)/(\d{7})(?:v\d+)?")
-        .unwrap_or_else(|_| unreachable!())
-});
-static DOI: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:doi\.org/|doi:\s*)?(10\.\d{4,9}/[^\s"<>,;]+)"#)
-        .unwrap_or_else(|_| unreachable!())
-});
-
-/// The arXiv id printed in a paper's first pages (the arXiv stamp), if any.
-pub fn find_arxiv_id(text: &str) -> Option<String> {
-    if let Some(caps) = ARXIV_NEW.captures(text) {
-        return Some(caps[1].to_string());
-    }
-    ARXIV_OLD
-        .captures(text)
-        .map(|caps| format!("{}/{}", caps[1].to_lowercase(), &caps[2]))
-}
-
-/// The first DOI in the text, without trailing punctuation.
-pub fn find_doi(text: &str) -> Option<String> {
-    DOI.captures(text)
-        .map(|caps| caps[1].trim_end_matches(['.', ')', ']', '}']).to_string())
 }
 
 /// A Title metadata value worth believing (not "Microsoft Word - draft.docx", not a

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use asterism_store::{ChunkHit, PaperFilter, Store, StoreError};
 
 use crate::library::embed::Embedder;
-use crate::library::snippet::{QueryTerms, Snippet, snippet};
+use crate::library::snippet::{QueryTerms, STOP_WORDS, Snippet, snippet};
 use crate::library::vectors::{VectorIndex, nearest};
 
 /// Reciprocal-rank-fusion constant (the usual 60).
@@ -100,16 +100,6 @@ pub fn fts_query(query: &str) -> Option<String> {
         .collect();
     (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
-
-/// English function words and question words left out of keyword queries.
-pub(crate) const STOP_WORDS: &[&str] = &[
-    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
-    "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in",
-    "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "say", "says", "so", "some",
-    "than", "that", "the", "their", "them", "there", "these", "they", "this", "those", "to", "was",
-    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
-    "your",
-];
 
 /// Share of all passages above which a query word is "common".
 const COMMON_SHARE: f64 = 0.02;

@@ -12,7 +12,15 @@ use asterism_store::{ChunkHit, page_at};
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::search::STOP_WORDS;
+/// English function words and question words left out of keyword queries.
+pub(crate) const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in",
+    "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "say", "says", "so", "some",
+    "than", "that", "the", "their", "them", "there", "these", "they", "this", "those", "to", "was",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
+    "your",
+];
 
 /// Shorter sentences are joined to the next one.
 const MIN_SENTENCE: usize = 40;

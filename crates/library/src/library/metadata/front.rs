@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::authors::{PrintedAuthor, family_and_given, parse_author_block};
-use crate::library::import::{find_arxiv_id, find_doi};
+use crate::library::identifiers::{find_arxiv_id, find_doi};
 
 /// What page 1 says.
 #[derive(Debug, Clone, Default, PartialEq)]

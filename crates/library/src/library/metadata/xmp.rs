@@ -117,7 +117,7 @@ fn take_field(xmp: &mut Xmp, path: &[String], value: String) {
         "creator" => xmp.creators.push(value),
         "doi" if xmp.doi.is_none() => xmp.doi = Some(value),
         "identifier" if xmp.doi.is_none() => {
-            xmp.doi = crate::library::import::find_doi(&value);
+            xmp.doi = crate::library::identifiers::find_doi(&value);
         }
         "publicationName" if xmp.journal.is_none() => xmp.journal = Some(value),
         // The or the document's date; not the file's (CreateDate).
