@@ -3,6 +3,7 @@
 //! row handed over so far is stored (end of a run, cancellation, before reading).
 
 use asterism_store::{AuditRow, MetricRow, NewMessage, Store};
+use backon::{ExponentialBuilder, Retryable};
 
 use crate::security::Scrubber;
 use tokio::sync::{mpsc, oneshot};
@@ -57,23 +58,17 @@ impl Persister {
                         Job::Flush(done) => flushes.push(done),
                     }
                 }
-                let mut last = None;
-                for attempt in 0..3u64 {
-                    match store.append_batch(&messages, &audit, &metrics).await {
-                        Ok(()) => {
-                            last = None;
-                            break;
-                        }
-                        Err(error) => {
-                            last = Some(error.to_string());
-                            tokio::time::sleep(std::time::Duration::from_millis(
-                                50 * (attempt + 1),
-                            ))
-                            .await;
-                        }
-                    }
-                }
-                if let Some(error) = last {
+                // Three tries, 50 then 100 ms apart (a busy database, a full disk
+                // freed meanwhile).
+                let stored = (|| store.append_batch(&messages, &audit, &metrics))
+                    .retry(
+                        ExponentialBuilder::default()
+                            .with_min_delay(std::time::Duration::from_millis(50))
+                            .with_factor(2.0)
+                            .with_max_times(2),
+                    )
+                    .await;
+                if let Err(error) = stored {
                     tracing::error!(%error, "session history not stored");
                     errors.push(format!(
                         "storing {} messages, {} audit rows and {} metrics failed: {error}",
@@ -142,4 +137,45 @@ fn scrub_audit(mut row: AuditRow, scrubber: &Scrubber) -> AuditRow {
         scrubber.in_place(error);
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asterism_store::MessageRole;
+
+    fn row(session: &str, content: &str) -> NewMessage {
+        NewMessage {
+            session_id: session.into(),
+            run_id: "r1".into(),
+            step: 1,
+            agent_name: "main".into(),
+            role: MessageRole::User,
+            content: content.into(),
+            tool_calls: None,
+            tool_call_id: None,
+            metadata: serde_json::json!({}),
+            raw_json: None,
+        }
+    }
+
+    /// A batch the database refuses every time is tried three times, then reported at
+    /// the next flush; the persister goes on with the next batch.
+    #[tokio::test]
+    async fn a_batch_that_keeps_failing_is_reported_and_the_next_one_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in_dir(dir.path()).await.unwrap();
+        store.ensure_session("s1", "q", "m").await.unwrap();
+        let persister = Persister::start(store.clone(), Scrubber::new(Vec::new()));
+        // No such session: its foreign key refuses the row whatever the try.
+        persister.messages(vec![row("gone", "lost")]);
+        let errors = persister.flush().await;
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("storing 1 messages, 0 audit rows and 0 metrics failed: "));
+        persister.messages(vec![row("s1", "kept")]);
+        assert!(persister.flush().await.is_empty());
+        let stored = store.messages("s1").await.unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].content, "kept");
+    }
 }
