@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use asterism_library::library::{ImportItem, ImportOutcome};
+use asterism_library::library::{ImportCounts, ImportItem, ImportOutcome};
 use asterism_store::{LibraryPaper, Note, PaperFilter};
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -165,33 +165,20 @@ async fn tally(
     items: &[ImportItem],
     collection: Option<&str>,
 ) -> Result<ImportSummary, AppError> {
-    let mut summary = ImportSummary {
+    if let Some(collection) = collection {
+        services.library.collect_imported(items, collection).await?;
+    }
+    let counts = ImportCounts::of(items);
+    Ok(ImportSummary {
+        imported: count(counts.imported),
+        linked: count(counts.linked),
+        duplicates: count(counts.duplicates),
+        metadata_only: count(counts.metadata_only),
+        skipped: count(counts.skipped),
+        failed: count(counts.failed),
         done: count(items.len()),
         ..ImportSummary::default()
-    };
-    for item in items {
-        match &item.outcome {
-            ImportOutcome::Imported { paper_id, .. }
-            | ImportOutcome::Linked { paper_id, .. }
-            | ImportOutcome::MetadataOnly { paper_id, .. } => {
-                match item.outcome {
-                    ImportOutcome::Imported { .. } => summary.imported += 1,
-                    ImportOutcome::Linked { .. } => summary.linked += 1,
-                    _ => summary.metadata_only += 1,
-                }
-                if let Some(collection) = collection.map(str::trim).filter(|c| !c.is_empty()) {
-                    services
-                        .store
-                        .add_to_collection(paper_id, collection)
-                        .await?;
-                }
-            }
-            ImportOutcome::Duplicate { .. } => summary.duplicates += 1,
-            ImportOutcome::Skipped { .. } => summary.skipped += 1,
-            ImportOutcome::Failed { .. } => summary.failed += 1,
-        }
-    }
-    Ok(summary)
+    })
 }
 
 /// Embeds the passages still without vectors; false when cancelled (the vectors

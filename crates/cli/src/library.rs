@@ -15,7 +15,8 @@ mod import;
 mod objects;
 mod papers;
 
-use import::{ImportCounts, ImportOptions, import, index, outcome_line, print_index};
+use asterism_library::library::ImportCounts;
+use import::{ImportOptions, import, index, outcome_line, print_index};
 
 #[derive(Subcommand)]
 pub enum LibraryCommand {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use asterism_agent::{Services, Settings, bootstrap};
-use asterism_library::library::{ImportItem, ImportOutcome, IndexReport};
+use asterism_library::library::{ImportCounts, ImportItem, ImportOutcome, IndexReport};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -225,51 +225,23 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
     event
 }
 
-/// How many files came to each outcome.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct ImportCounts {
-    imported: usize,
-    linked: usize,
-    duplicates: usize,
-    metadata_only: usize,
-    skipped: usize,
-    pub(super) failed: usize,
-}
-
-impl ImportCounts {
-    pub(super) fn of(items: &[ImportItem]) -> Self {
-        let mut counts = Self::default();
-        for item in items {
-            match item.outcome {
-                ImportOutcome::Imported { .. } => counts.imported += 1,
-                ImportOutcome::Linked { .. } => counts.linked += 1,
-                ImportOutcome::Duplicate { .. } => counts.duplicates += 1,
-                ImportOutcome::MetadataOnly { .. } => counts.metadata_only += 1,
-                ImportOutcome::Skipped { .. } => counts.skipped += 1,
-                ImportOutcome::Failed { .. } => counts.failed += 1,
-            }
+/// `2 imported, 1 skipped, 1 failed, 4 files in all` (outcomes no file had are left out,
+/// except imported and failed).
+pub(super) fn describe(counts: &ImportCounts, total: usize) -> String {
+    let mut parts = vec![format!("{} imported", counts.imported)];
+    for (count, what) in [
+        (counts.linked, "linked to papers already in the library"),
+        (counts.duplicates, "already in the library"),
+        (counts.metadata_only, "listed without a file"),
+        (counts.skipped, "skipped"),
+    ] {
+        if count > 0 {
+            parts.push(format!("{count} {what}"));
         }
-        counts
     }
-
-    /// `2 imported, 1 skipped, 1 failed, 4 files in all` (outcomes no file had are left out,
-    /// except imported and failed).
-    fn describe(&self, total: usize) -> String {
-        let mut parts = vec![format!("{} imported", self.imported)];
-        for (count, what) in [
-            (self.linked, "linked to papers already in the library"),
-            (self.duplicates, "already in the library"),
-            (self.metadata_only, "listed without a file"),
-            (self.skipped, "skipped"),
-        ] {
-            if count > 0 {
-                parts.push(format!("{count} {what}"));
-            }
-        }
-        parts.push(format!("{} failed", self.failed));
-        parts.push(format!("{total} files in all"));
-        parts.join(", ")
-    }
+    parts.push(format!("{} failed", counts.failed));
+    parts.push(format!("{total} files in all"));
+    parts.join(", ")
 }
 
 /// Counts and times the files of an import as they finish, for the `i/M` lines, the
@@ -391,18 +363,13 @@ async fn import_and_index(
         })
         .await;
     progress.finish_and_clear();
+    let (earlier, items): (Vec<ImportItem>, Vec<ImportItem>) =
+        items.into_iter().partition(|item| item.resumed);
     if let Some(collection) = &options.collection {
-        for item in items.iter().filter(|item| !item.resumed) {
-            if let ImportOutcome::Imported { paper_id, .. }
-            | ImportOutcome::Linked { paper_id, .. }
-            | ImportOutcome::MetadataOnly { paper_id, .. } = &item.outcome
-            {
-                services
-                    .store
-                    .add_to_collection(paper_id, collection)
-                    .await?;
-            }
-        }
+        services
+            .library
+            .collect_imported(&items, collection)
+            .await?;
     }
     let on_batch = |done: i64, total: i64| {
         emit(&serde_json::json!({"kind": "embedding", "done": done, "total": total}).to_string());
@@ -414,8 +381,6 @@ async fn import_and_index(
     } else {
         index(services, false, None).await?
     };
-    let (earlier, items): (Vec<ImportItem>, Vec<ImportItem>) =
-        items.into_iter().partition(|item| item.resumed);
     let counts = ImportCounts::of(&items);
     if options.json {
         emit(
@@ -434,7 +399,7 @@ async fn import_and_index(
             .to_string(),
         );
     } else {
-        eprintln!("{}", counts.describe(items.len()));
+        eprintln!("{}", describe(&counts, items.len()));
         if !earlier.is_empty() {
             eprintln!(
                 "and {} imported earlier, interrupted, now finished",

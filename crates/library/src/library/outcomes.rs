@@ -1,0 +1,63 @@
+//! What an import came to, counted the same way by the CLI and the app, and the papers
+//! it brought put into the collection asked for.
+
+use asterism_store::StoreError;
+
+use crate::library::{ImportItem, ImportOutcome, Library};
+
+/// How many files came to each outcome.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportCounts {
+    pub imported: usize,
+    pub linked: usize,
+    pub duplicates: usize,
+    pub metadata_only: usize,
+    pub skipped: usize,
+    pub failed: usize,
+}
+
+impl ImportCounts {
+    pub fn of(items: &[ImportItem]) -> Self {
+        let mut counts = Self::default();
+        for item in items {
+            match item.outcome {
+                ImportOutcome::Imported { .. } => counts.imported += 1,
+                ImportOutcome::Linked { .. } => counts.linked += 1,
+                ImportOutcome::Duplicate { .. } => counts.duplicates += 1,
+                ImportOutcome::MetadataOnly { .. } => counts.metadata_only += 1,
+                ImportOutcome::Skipped { .. } => counts.skipped += 1,
+                ImportOutcome::Failed { .. } => counts.failed += 1,
+            }
+        }
+        counts
+    }
+}
+
+/// The paper a file became or was attached to (not a duplicate, skip or failure).
+pub fn imported_paper(item: &ImportItem) -> Option<&str> {
+    match &item.outcome {
+        ImportOutcome::Imported { paper_id, .. }
+        | ImportOutcome::Linked { paper_id, .. }
+        | ImportOutcome::MetadataOnly { paper_id, .. } => Some(paper_id),
+        _ => None,
+    }
+}
+
+impl Library {
+    /// Puts the papers `items` brought into `collection` (blank: none).
+    pub async fn collect_imported(
+        &self,
+        items: &[ImportItem],
+        collection: &str,
+    ) -> Result<(), StoreError> {
+        let collection = collection.trim();
+        if collection.is_empty() {
+            return Ok(());
+        }
+        for paper_id in items.iter().filter_map(imported_paper) {
+            self.store.add_to_collection(paper_id, collection).await?;
+        }
+        Ok(())
+    }
+}
