@@ -5,11 +5,10 @@
 //! send a key to a new host is confirmed in a native message box first
 //! ([`key_destinations`]).
 
-mod key_destinations;
-
 use std::path::{Path, PathBuf};
 
 use asterism_agent::secrets::{SECRET_NAMES, Secrets};
+use asterism_agent::settings::key_destinations;
 use asterism_agent::settings::{VARIABLES, write_settings_json};
 use serde::{Deserialize, Serialize};
 use specta::Type;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod files;
+pub mod key_destinations;
 mod variables;
 
 pub use files::write_settings_json;

@@ -6,9 +6,9 @@
 //! endpoint, is confirmed in a native message box first, unless the endpoint is on this
 //! machine (loopback) or at a provider preset of the Settings page.
 
-use asterism_agent::Settings;
-use asterism_agent::settings::VARIABLES;
-use tauri::Url;
+use crate::Settings;
+use crate::settings::VARIABLES;
+use url::Url;
 
 /// The origins of the Settings page's provider presets (ui/src/panels/SettingsPanel.tsx
 /// `PRESETS`) and of the defaults: moving back to one of them needs no question. (Ollama's
