@@ -174,8 +174,28 @@ async fn tool_rows_lose_their_copy_of_the_arguments_and_keep_the_rest() {
         ..row.clone()
     };
     store.append_messages(&[row, user]).await.unwrap();
+    // What an earlier release stored from a hand-made bundle: metadata that is not JSON.
+    sqlx::query(
+        "INSERT INTO agent_messages (session_id, seq, run_id, step, agent_name, role, content, metadata, created_at)
+         VALUES ('s1', 99, 'r0', 0, 'main', 'tool', 'x', 'not json', '2026-01-01T00:00:00Z')",
+    )
+    .execute(store.pool())
+    .await
+    .unwrap();
     let (_, _, sql) = migrate::MIGRATIONS[17];
     sqlx::raw_sql(sql).execute(store.pool()).await.unwrap();
+    let kept: String = sqlx::query_scalar("SELECT metadata FROM agent_messages WHERE seq = 99")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(
+        kept, "not json",
+        "left as it was, and the migration went through"
+    );
+    sqlx::query("DELETE FROM agent_messages WHERE seq = 99")
+        .execute(store.pool())
+        .await
+        .unwrap();
     let messages = store.messages("s1").await.unwrap();
     assert_eq!(
         messages[0].metadata,
@@ -444,6 +464,25 @@ async fn a_session_bundle_round_trips_into_another_database_under_a_new_id_each_
     let copy = store.import_session(&bundle).await.unwrap();
     assert_eq!(store.messages(&copy).await.unwrap(), original);
     assert_eq!(store.messages("s1").await.unwrap(), original);
+}
+
+/// A bundle whose metadata or raw message is not JSON (exports carry them as JSON
+/// text; a hand-made or hostile bundle may not) stores `{}` and nothing, so the session reads back and later migrations, which read
+/// these columns as JSON, go through.
+#[tokio::test]
+async fn a_bundle_s_metadata_that_is_not_an_object_is_stored_as_empty() {
+    let (_dir, store) = temp_store().await;
+    let bundle = json!({
+        "format": BUNDLE_FORMAT, "version": BUNDLE_VERSION,
+        "session": {"id": "s8", "title": "t"},
+        "messages": [{"seq": 1, "run_id": "r", "role": "tool", "content": "out",
+                      "tool_call_id": "c1", "metadata": "not json {", "raw_json": "nor this"}],
+    });
+    let id = store.import_session(&bundle).await.unwrap();
+    let messages = store.messages(&id).await.unwrap();
+    assert_eq!(messages[0].metadata, json!({}));
+    assert_eq!(messages[0].raw_json, None);
+    assert_eq!(messages[0].content, "out");
 }
 
 #[tokio::test]

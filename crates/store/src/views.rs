@@ -396,8 +396,14 @@ const BUNDLE_ROWS: [(&str, &str); 4] = [
                 coalesce(json_extract(value, '$.agent_name'), 'main'),
                 json_extract(value, '$.role'), coalesce(json_extract(value, '$.content'), ''),
                 json_extract(value, '$.tool_calls'), json_extract(value, '$.tool_call_id'),
-                coalesce(json_extract(value, '$.metadata'), '{}'),
-                json_extract(value, '$.raw_json'),
+                CASE WHEN json_type(value, '$.metadata') = 'object'
+                          OR (json_type(value, '$.metadata') = 'text'
+                              AND json_valid(json_extract(value, '$.metadata')))
+                    THEN json_extract(value, '$.metadata') ELSE '{}' END,
+                CASE WHEN json_type(value, '$.raw_json') IN ('object', 'array')
+                          OR (json_type(value, '$.raw_json') = 'text'
+                              AND json_valid(json_extract(value, '$.raw_json')))
+                    THEN json_extract(value, '$.raw_json') END,
                 coalesce(json_extract(value, '$.created_at'), ?3)
          FROM json_each(?2)",
     ),
