@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use asterism_library::library::{ImportCounts, ImportItem, ImportOutcome};
+use asterism_library::library::{ImportCounts, ImportItem};
 use asterism_store::{LibraryPaper, Note, PaperFilter};
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -76,45 +76,15 @@ fn count(value: impl TryInto<u32>) -> u32 {
 }
 
 fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
-    let (outcome, paper_id, title, message) = match &item.outcome {
-        ImportOutcome::Imported {
-            paper_id,
-            title,
-            warning,
-            ..
-        } => ("imported", Some(paper_id), Some(title), warning.clone()),
-        ImportOutcome::Linked {
-            paper_id,
-            title,
-            same_text,
-        } => (
-            "linked",
-            Some(paper_id),
-            Some(title),
-            same_text.then(|| format!("same paper as {paper_id} (text matches)")),
-        ),
-        ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
-        ImportOutcome::MetadataOnly {
-            paper_id,
-            title,
-            missing,
-        } => (
-            "metadataOnly",
-            Some(paper_id),
-            Some(title),
-            (!missing.is_empty()).then(|| format!("file not found: {}", missing.join(", "))),
-        ),
-        ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason.clone())),
-        ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason.clone())),
-    };
+    let reported = item.reported();
     ImportedFile {
         done: count(done),
         total: count(total),
         path: item.path.clone(),
-        outcome: outcome.into(),
-        paper_id: paper_id.cloned(),
-        title: title.cloned(),
-        message,
+        outcome: reported.outcome.into(),
+        paper_id: reported.paper_id.map(str::to_string),
+        title: reported.title.map(str::to_string),
+        message: reported.message,
     }
 }
 

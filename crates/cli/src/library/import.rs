@@ -176,32 +176,16 @@ fn emit(line: &str) {
 /// One finished file as an NDJSON event: the app's `ImportEvent` `file` shape (camelCase)
 /// plus, for an imported paper, whether it was identified and its passage count.
 fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value {
-    let (outcome, paper_id, title, message) = match &item.outcome {
-        ImportOutcome::Imported {
-            paper_id,
-            title,
-            warning,
-            ..
-        } => ("imported", Some(paper_id), Some(title), warning.as_ref()),
-        ImportOutcome::Linked {
-            paper_id, title, ..
-        } => ("linked", Some(paper_id), Some(title), None),
-        ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
-        ImportOutcome::MetadataOnly {
-            paper_id, title, ..
-        } => ("metadataOnly", Some(paper_id), Some(title), None),
-        ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason)),
-        ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason)),
-    };
+    let reported = item.reported();
     let mut event = serde_json::json!({
         "kind": "file",
         "done": done,
         "total": total,
         "path": item.path,
-        "outcome": outcome,
-        "paperId": paper_id,
-        "title": title,
-        "message": message,
+        "outcome": reported.outcome,
+        "paperId": reported.paper_id,
+        "title": reported.title,
+        "message": reported.message,
         "resumed": item.resumed,
     });
     if let ImportOutcome::Imported {
@@ -210,14 +194,6 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> serde_json::Value
     {
         event["identified"] = serde_json::json!(identified);
         event["chunks"] = serde_json::json!(chunks);
-    }
-    if let ImportOutcome::Linked {
-        paper_id,
-        same_text: true,
-        ..
-    } = &item.outcome
-    {
-        event["message"] = serde_json::json!(format!("same paper as {paper_id} (text matches)"));
     }
     if let ImportOutcome::MetadataOnly { missing, .. } = &item.outcome {
         event["missing"] = serde_json::json!(missing);

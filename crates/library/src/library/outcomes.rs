@@ -34,6 +34,60 @@ impl ImportCounts {
     }
 }
 
+/// A finished file as the CLI's NDJSON and the app's import events report it: its
+/// outcome's name, its paper and title, and what to say about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileOutcome<'a> {
+    pub outcome: &'static str,
+    pub paper_id: Option<&'a str>,
+    pub title: Option<&'a str>,
+    /// Why it failed or was skipped, a warning, the paper it matched by its text, or
+    /// the file a listed entry lacks.
+    pub message: Option<String>,
+}
+
+impl ImportItem {
+    pub fn reported(&self) -> FileOutcome<'_> {
+        let (outcome, paper_id, title, message) = match &self.outcome {
+            ImportOutcome::Imported {
+                paper_id,
+                title,
+                warning,
+                ..
+            } => ("imported", Some(paper_id), Some(title), warning.clone()),
+            ImportOutcome::Linked {
+                paper_id,
+                title,
+                same_text,
+            } => (
+                "linked",
+                Some(paper_id),
+                Some(title),
+                same_text.then(|| format!("same paper as {paper_id} (text matches)")),
+            ),
+            ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
+            ImportOutcome::MetadataOnly {
+                paper_id,
+                title,
+                missing,
+            } => (
+                "metadataOnly",
+                Some(paper_id),
+                Some(title),
+                (!missing.is_empty()).then(|| format!("file not found: {}", missing.join(", "))),
+            ),
+            ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason.clone())),
+            ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason.clone())),
+        };
+        FileOutcome {
+            outcome,
+            paper_id: paper_id.map(String::as_str),
+            title: title.map(String::as_str),
+            message,
+        }
+    }
+}
+
 /// The paper a file became or was attached to (not a duplicate, skip or failure).
 pub fn imported_paper(item: &ImportItem) -> Option<&str> {
     match &item.outcome {
