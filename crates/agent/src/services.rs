@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use asterism_library::TargetService;
 use asterism_library::download::Downloader;
+use asterism_library::library::ads_sync::MissingPdf;
 use asterism_library::papers::PaperSearch;
 use asterism_library::parse::Parser;
 use asterism_store::Store;
@@ -87,6 +88,36 @@ impl Services {
             tracing::warn!(%error, "could not link the paper's objects");
         }
         Ok((paper, done))
+    }
+
+    /// The PDFs of these papers (by bibcode) that the library lacks, one after another
+    /// through [`Services::add_paper`]; `each(done, total, bibcode)` before each. A paper
+    /// whose PDF cannot be had stays metadata-only, with the reason.
+    pub async fn download_missing(
+        &self,
+        bibcodes: &[String],
+        each: &(dyn Fn(usize, usize, &str) + Send + Sync),
+    ) -> Vec<MissingPdf> {
+        let mut wanted = Vec::new();
+        for bibcode in bibcodes {
+            let status = self.store.paper_status(Some(bibcode), None, None).await;
+            if !matches!(
+                status.ok().flatten().as_deref(),
+                Some("downloaded" | "parsed")
+            ) {
+                wanted.push(bibcode);
+            }
+        }
+        let mut results = Vec::new();
+        for (done, bibcode) in wanted.iter().enumerate() {
+            each(done, wanted.len(), bibcode);
+            let outcome = self.add_paper(bibcode, &|_, _| {}).await;
+            results.push(MissingPdf {
+                bibcode: bibcode.to_string(),
+                error: outcome.err(),
+            });
+        }
+        results
     }
 
     /// Where the filesystem tools of a session may go: the workspace, the library

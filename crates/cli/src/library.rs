@@ -10,6 +10,7 @@ use asterism_agent::{Services, Settings, bootstrap};
 use asterism_store::PaperFilter;
 use clap::{Args, Subcommand};
 
+mod ads;
 mod graph;
 mod import;
 mod objects;
@@ -145,6 +146,12 @@ pub enum LibraryCommand {
         #[arg(long)]
         with_files: bool,
     },
+    /// NASA ADS libraries, both ways: list them, pull one into a collection, push a
+    /// collection to one (ADS_API_TOKEN).
+    Ads {
+        #[command(subcommand)]
+        command: ads::AdsCommand,
+    },
     /// BibTeX for the whole library or one collection.
     ExportBib {
         #[arg(long)]
@@ -268,6 +275,7 @@ async fn run_with(services: &Services, command: LibraryCommand) -> anyhow::Resul
             };
             graph::missing(services, collection.as_deref(), options).await
         }
+        LibraryCommand::Ads { command } => ads::run(services, command).await,
         LibraryCommand::Near { name, radius, json } => {
             objects::near(services, &name, &radius, json).await
         }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod suite {
+    mod ads_libraries;
     mod ask;
     mod common;
     mod doctor;

@@ -1,6 +1,7 @@
 //! The astronomer's paper library: import, chunking, embeddings, the vector index and
 //! hybrid retrieval. [`Library`] ties them to one database.
 
+pub mod ads_sync;
 mod chunk;
 pub mod embed;
 pub mod fingerprint;
@@ -342,4 +343,9 @@ fn with_file_field(entry: &str, paths: Option<&[String]>) -> String {
     parsed
         .to_bibtex_string()
         .unwrap_or_else(|_| parsed.to_biblatex_string())
+}
+
+/// A storage error, said for the user.
+pub(crate) fn storage(error: StoreError) -> String {
+    format!("storing it failed: {error}")
 }

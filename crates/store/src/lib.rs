@@ -3,6 +3,7 @@
 //!
 //! One module per table group; every query is a runtime `sqlx::query` with binds.
 
+mod ads_pulls;
 mod audit;
 mod imports;
 mod leases;
@@ -28,6 +29,7 @@ use std::time::Duration;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
+pub use ads_pulls::{AdsPull, AdsPullApplied, AdsPullPlan};
 pub use audit::AuditRow;
 pub use imports::PendingFile;
 pub use leases::{LeaseHolder, LeaseOutcome};

@@ -90,6 +90,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "tool_rows_without_arguments",
         include_str!("../../../migrations/0018_tool_rows_without_arguments.sql"),
     ),
+    (
+        19,
+        "ads_pulls",
+        include_str!("../../../migrations/0019_ads_pulls.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

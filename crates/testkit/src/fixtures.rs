@@ -1,14 +1,16 @@
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 use percent_encoding::percent_decode_str;
 
+use crate::biblib::Biblib;
 use crate::server::LoopbackServer;
 
 /// The folder of recorded responses shipped with this crate.
@@ -355,6 +357,7 @@ pub fn all_routes() -> Vec<Route> {
 struct FixtureState {
     routes: Vec<Route>,
     requests: Vec<String>,
+    biblib: Biblib,
 }
 
 /// Serves recorded responses on loopback: the first matching route answers; anything
@@ -374,6 +377,7 @@ impl FixtureServer {
         let state = Arc::new(Mutex::new(FixtureState {
             routes,
             requests: Vec::new(),
+            biblib: Biblib::recorded(),
         }));
         let router = Router::new().fallback(answer).with_state(state.clone());
         let server = LoopbackServer::start(router, port).await?;
@@ -393,6 +397,15 @@ impl FixtureServer {
             .unwrap_or_default()
     }
 
+    /// Reads or changes the ADS libraries the server holds (as a collaborator would).
+    pub fn biblib<R>(&self, change: impl FnOnce(&mut Biblib) -> R) -> R {
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        change(&mut state.biblib)
+    }
+
     pub async fn serve_forever(mut self) {
         self.server.wait().await;
     }
@@ -401,6 +414,19 @@ impl FixtureServer {
 async fn answer(State(state): State<Arc<Mutex<FixtureState>>>, request: Request) -> Response {
     let path = request.uri().path().to_string();
     let query = request.uri().query().unwrap_or("").to_string();
+    let method = request.method().to_string();
+    let params = Query::<HashMap<String, String>>::try_from_uri(request.uri())
+        .map(|Query(params)| params)
+        .unwrap_or_default();
+    let token = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::to_string);
+    let body = axum::body::to_bytes(request.into_body(), 1 << 22)
+        .await
+        .unwrap_or_default();
     let route = {
         let Ok(mut state) = state.lock() else {
             return Response::new(Body::from("fixture server state poisoned"));
@@ -411,7 +437,7 @@ async fn answer(State(state): State<Arc<Mutex<FixtureState>>>, request: Request)
             format!("{path}?{query}")
         });
         let normalised = normalise_query(&query);
-        state
+        let route = state
             .routes
             .iter()
             .find(|route| {
@@ -425,7 +451,18 @@ async fn answer(State(state): State<Arc<Mutex<FixtureState>>>, request: Request)
                         .as_ref()
                         .is_none_or(|part| normalised.contains(part.as_str()))
             })
-            .cloned()
+            .cloned();
+        // The biblib fake answers what no recorded route does, and every search for a
+        // list of bibcodes (a recorded single-paper answer would drop the others).
+        if (route.is_none() || Biblib::is_bibcode_search(&path, &params))
+            && let Some(response) =
+                state
+                    .biblib
+                    .answer(&method, &path, &params, token.as_deref(), &body)
+        {
+            return response;
+        }
+        route
     };
     let Some(route) = route else {
         return Response::builder()

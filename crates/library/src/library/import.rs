@@ -12,6 +12,7 @@ use asterism_protocol::PaperRecord;
 use asterism_store::{PaperFile, PaperText, PendingFile, Store};
 use sha2::{Digest, Sha256};
 
+use super::storage;
 use crate::library::Chunker;
 use crate::library::fingerprint::{SAME_TEXT_BITS, text_fingerprint};
 use crate::library::foreign::{ForeignEntry, is_foreign_library, read_library};
@@ -626,10 +627,6 @@ pub fn outcome_paper(outcome: &ImportOutcome) -> Option<&str> {
         | ImportOutcome::MetadataOnly { paper_id, .. } => Some(paper_id),
         ImportOutcome::Skipped { .. } | ImportOutcome::Failed { .. } => None,
     }
-}
-
-fn storage(error: asterism_store::StoreError) -> String {
-    format!("storing it failed: {error}")
 }
 
 /// A PDF read: its bytes, its text (none when encrypted or scanned, with the warning

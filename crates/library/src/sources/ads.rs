@@ -2,6 +2,7 @@
 //! field quirks (title, doi and page arrays; year as a string; arXiv ids hidden in
 //! `identifier`), reads the rate-limit headers and turns 401/429/5xx into clear errors.
 
+mod biblib;
 mod doc;
 
 use std::sync::{Arc, Mutex};
@@ -11,6 +12,7 @@ use asterism_protocol::PaperRecord;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
+pub use biblib::{AdsLibrary, DocumentChange, LibraryContents, is_library_id};
 pub use doc::paper_from_doc;
 
 /// Fields asked for by default: everything a search result or metadata card shows.
@@ -23,6 +25,8 @@ pub enum AdsError {
     NoToken,
     #[error("ADS rejected the token (HTTP 401): check ADS_API_TOKEN")]
     Unauthorized,
+    #[error("ADS refused (HTTP 403): {0}")]
+    Forbidden(String),
     #[error("the ADS daily limit is used up; it resets {0}")]
     RateLimited(String),
     #[error("ADS answered HTTP {status}: {message}")]
@@ -319,28 +323,34 @@ impl AdsClient {
                 let preview: String = text.trim().chars().take(80).collect();
                 AdsError::BadResponse(format!("expected JSON, got {preview:?}"))
             }),
-            401 | 403 => Err(AdsError::Unauthorized),
+            401 => Err(AdsError::Unauthorized),
+            403 => Err(AdsError::Forbidden(error_message(&text))),
             429 => Err(AdsError::RateLimited(
                 limit
                     .and_then(|limit| limit.resets_at)
                     .map(|at| format!("at {at}"))
                     .unwrap_or_else(|| "within a day".into()),
             )),
-            _ => {
-                let message = serde_json::from_str::<serde_json::Value>(&text)
-                    .ok()
-                    .and_then(|value| {
-                        value
-                            .get("error")
-                            .or_else(|| value.get("message"))
-                            .and_then(|m| m.as_str())
-                            .map(str::to_string)
-                    })
-                    .unwrap_or_else(|| text.trim().chars().take(200).collect());
-                Err(AdsError::Http { status, message })
-            }
+            _ => Err(AdsError::Http {
+                status,
+                message: error_message(&text),
+            }),
         }
     }
+}
+
+/// The `error` (or `message`) of an ADS error body, else its first 200 characters.
+fn error_message(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|value| {
+            value
+                .get("error")
+                .or_else(|| value.get("message"))
+                .and_then(|m| m.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| text.trim().chars().take(200).collect())
 }
 
 #[cfg(test)]

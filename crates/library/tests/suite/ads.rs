@@ -126,3 +126,121 @@ async fn failures_are_clear_errors() {
         AdsError::Timeout(_)
     ));
 }
+
+/// The biblib answers recorded in ADS's API notebooks, read as they are.
+#[tokio::test]
+async fn recorded_biblib_answers_are_read() {
+    let json = "application/json";
+    let routes = vec![
+        Route::new(
+            "/biblib/libraries/Z7cCXDXQRC2HxB8CA8uu2g",
+            RouteResponse::file(json, "ads/biblib/library_get_Z7cC_2docs_python_nb.json"),
+        ),
+        // A raw answer: 20 of 534 bibcodes, whatever `start` asks.
+        Route::new(
+            "/biblib/libraries/Os2mtOH-RNiNyBWdSj0m2A",
+            RouteResponse::file(
+                json,
+                "ads/biblib/library_get_Os2m_raw_20of534_shell_nb.json",
+            ),
+        ),
+        Route::new(
+            "/biblib/libraries",
+            RouteResponse::file(json, "ads/biblib/libraries_create_Z7cC_python_nb.json"),
+        ),
+        Route::new(
+            "/biblib/documents/6TI2c01jSYe1WT0xNmw-vw",
+            RouteResponse::file(json, "ads/biblib/documents_add_1invalid_shell_nb.json"),
+        ),
+        Route::new(
+            "/biblib/documents/h1j8YE_hTvSVZT7rWhrDXQ",
+            RouteResponse::file(json, "ads/biblib/documents_remove_shell_nb.json"),
+        ),
+    ];
+    let (server, client) = client_for(routes, Some("t")).await;
+
+    let contents = client
+        .library_contents("Z7cCXDXQRC2HxB8CA8uu2g")
+        .await
+        .unwrap();
+    assert_eq!(
+        contents.bibcodes,
+        ["1975CMaPh..43..199H", "1973PhRvD...7.2333B"]
+    );
+    assert_eq!(contents.library.name, "API Library");
+    assert_eq!(contents.library.permission, "owner");
+    assert!(contents.library.public && contents.library.writable());
+    assert_eq!(
+        contents.library.date_last_modified,
+        "2023-03-02T22:05:01.292502"
+    );
+    assert!(contents.replaced.is_empty());
+
+    // A server that does not page must not keep the client asking.
+    let raw = client
+        .library_contents("Os2mtOH-RNiNyBWdSj0m2A")
+        .await
+        .unwrap();
+    assert_eq!((raw.bibcodes.len(), raw.library.num_documents), (20, 534));
+    let asked = server
+        .requests()
+        .iter()
+        .filter(|r| r.contains("Os2mtOH"))
+        .count();
+    assert_eq!(asked, 2, "the second page brought nothing new");
+
+    let id = client
+        .create_library("API Library", "x", &["1975CMaPh..43..199H".into()])
+        .await
+        .unwrap();
+    assert_eq!(id, "Z7cCXDXQRC2HxB8CA8uu2g");
+    let added = client
+        .change_documents(
+            "6TI2c01jSYe1WT0xNmw-vw",
+            true,
+            &["2018cxo..prop.5543P".into(), "2018cga..prop.5QPWP".into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (added.added, added.invalid.as_slice()),
+        (1, ["2018cga..prop.5QPWP".to_string()].as_slice())
+    );
+    let removed = client
+        .change_documents(
+            "h1j8YE_hTvSVZT7rWhrDXQ",
+            false,
+            &["1974Natur.248...30H".into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(removed.removed, 1);
+    // An id that could carry a path is refused before any request.
+    assert!(
+        client
+            .library_contents("../../search/query?q=x")
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn a_403_is_not_taken_for_a_bad_token() {
+    let routes = vec![Route::new(
+        "/biblib/libraries/iRZhyhvaSWe0uWwcXKt77w",
+        RouteResponse::ok(
+            "application/json",
+            r#"{"error": "You do not have permission"}"#,
+        )
+        .with_status(403),
+    )];
+    let (_server, client) = client_for(routes, Some("t")).await;
+    let error = client
+        .library_contents("iRZhyhvaSWe0uWwcXKt77w")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error,
+        AdsError::Forbidden("You do not have permission".into())
+    );
+}
