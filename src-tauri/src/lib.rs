@@ -3,6 +3,7 @@
 //! test that writes `ui/src/bindings.ts`.
 
 mod about;
+mod ads;
 mod commands;
 mod dialogs;
 mod error;
@@ -56,6 +57,9 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         news::news_today,
         news::paper_links,
         news::paper_add,
+        ads::ads_libraries,
+        ads::ads_pull,
+        ads::ads_push,
         library::library_export_bib,
         library::note_add,
         library::notes_list,

@@ -97,6 +97,12 @@ export const commands = {
 	paperLinks: (id: string, link: Link, limit: number) => typedError<Neighbours_Serialize, AppError>(__TAURI_INVOKE("paper_links", { id, link, limit })),
 	/**  Adds a paper (bibcode, arXiv id or DOI) to the library: metadata and PDF. */
 	paperAdd: (id: string) => typedError<AddedPaper, AppError>(__TAURI_INVOKE("paper_add", { id })),
+	/**  The user's ADS libraries and those shared with them. */
+	adsLibraries: () => typedError<AdsLibrary[], AppError>(__TAURI_INVOKE("ads_libraries")),
+	/**  Pulls the ADS library `library` (name or id) into the collection named after it. */
+	adsPull: (library: string, download: boolean, onProgress: Channel<AdsPullProgress>) => typedError<AdsPulled_Serialize, AppError>(__TAURI_INVOKE("ads_pull", { library, download, onProgress })),
+	/**  Pushes a collection's papers with a bibcode to the ADS library `to` (name or id). */
+	adsPush: (collection: string, to: string, create: boolean, removeMissing: boolean) => typedError<AdsPushReport, AppError>(__TAURI_INVOKE("ads_push", { collection, to, create, removeMissing })),
 	/**
 	 *  Asks where to save (a native save dialog) and writes BibTeX for the whole library or
 	 *  one collection there; `None` when the user cancelled.
@@ -193,6 +199,106 @@ export type AddedPaper = {
 	title: string,
 	/**  It was in the library already. */
 	alreadyPresent: boolean,
+};
+
+/**  One ADS library as `/biblib/libraries` describes it. */
+export type AdsLibrary = {
+	id: string,
+	name: string,
+	description: string,
+	numDocuments: number,
+	/**  `owner`, `admin`, `write` or `read`. */
+	permission: string,
+	public: boolean,
+	dateCreated: string,
+	dateLastModified: string,
+	owner: string,
+	numUsers: number,
+};
+
+/**  How a pull goes: PDFs asked for one after another when `download` is set. */
+export type AdsPullProgress = {
+	done: number,
+	total: number,
+	bibcode: string,
+};
+
+/**  What a pull did. */
+export type AdsPullReport = AdsPullReport_Serialize | AdsPullReport_Deserialize;
+
+/**  What a pull did. */
+export type AdsPullReport_Deserialize = {
+	library: AdsLibrary,
+	collection: string,
+	/**  ADS's library was not modified since the last pull: nothing was asked or changed. */
+	unchanged: boolean,
+	/**  Papers new to the local library (metadata only until downloaded). */
+	created: number,
+	/**  Papers put in the collection by this pull. */
+	joined: number,
+	/**  Bibcodes that left the ADS library since the last pull (and so the collection). */
+	left: string[],
+	/**  `[old, new]`: bibcodes ADS replaced by canonical ones, followed here. */
+	replaced: ([string, string])[],
+	/**  Bibcodes in the ADS library its search API gave no record for. */
+	notFound: string[],
+	/**  The collection's name before this pull, when the ADS library was renamed. */
+	renamedFrom?: string | null,
+	/**  Every bibcode of the ADS library now. */
+	bibcodes: string[],
+};
+
+/**  What a pull did. */
+export type AdsPullReport_Serialize = {
+	library: AdsLibrary,
+	collection: string,
+	/**  ADS's library was not modified since the last pull: nothing was asked or changed. */
+	unchanged: boolean,
+	/**  Papers new to the local library (metadata only until downloaded). */
+	created: number,
+	/**  Papers put in the collection by this pull. */
+	joined: number,
+	/**  Bibcodes that left the ADS library since the last pull (and so the collection). */
+	left: string[],
+	/**  `[old, new]`: bibcodes ADS replaced by canonical ones, followed here. */
+	replaced: ([string, string])[],
+	/**  Bibcodes in the ADS library its search API gave no record for. */
+	notFound: string[],
+	/**  The collection's name before this pull, when the ADS library was renamed. */
+	renamedFrom: string | null,
+	/**  Every bibcode of the ADS library now. */
+	bibcodes: string[],
+};
+
+/**  What a pull did, and the PDFs it asked for. */
+export type AdsPulled = AdsPulled_Serialize | AdsPulled_Deserialize;
+
+/**  What a pull did, and the PDFs it asked for. */
+export type AdsPulled_Deserialize = {
+	report: AdsPullReport_Deserialize,
+	downloads: MissingPdf_Deserialize[],
+};
+
+/**  What a pull did, and the PDFs it asked for. */
+export type AdsPulled_Serialize = {
+	report: AdsPullReport_Serialize,
+	downloads: MissingPdf_Serialize[],
+};
+
+/**  What a push did. */
+export type AdsPushReport = {
+	libraryId: string,
+	libraryName: string,
+	/**  The ADS library was made by this push (`--create`). */
+	created: boolean,
+	added: number,
+	removed: number,
+	/**  Bibcodes already in the ADS library. */
+	already: number,
+	/**  Bibcodes ADS did not know (not added). */
+	invalid: string[],
+	/**  `[paper id, title]` of the collection's papers without a bibcode (not sent). */
+	skipped: ([string, string])[],
 };
 
 /**
@@ -909,6 +1015,30 @@ export type MetricEntry_Serialize = {
 	completionTokens: number,
 	durationMs: number | null,
 	createdAt: string,
+};
+
+/**
+ *  A PDF asked for after a pull: its paper's bibcode, and why it could not be had
+ *  (`None`: it is in the library now).
+ */
+export type MissingPdf = MissingPdf_Serialize | MissingPdf_Deserialize;
+
+/**
+ *  A PDF asked for after a pull: its paper's bibcode, and why it could not be had
+ *  (`None`: it is in the library now).
+ */
+export type MissingPdf_Deserialize = {
+	bibcode: string,
+	error?: string | null,
+};
+
+/**
+ *  A PDF asked for after a pull: its paper's bibcode, and why it could not be had
+ *  (`None`: it is in the library now).
+ */
+export type MissingPdf_Serialize = {
+	bibcode: string,
+	error: string | null,
 };
 
 /**  An object within the radius of a cone search. */

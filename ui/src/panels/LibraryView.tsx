@@ -19,6 +19,7 @@ import { FileActions, PaperLinks } from "../links/Links";
 import type { LibraryRequest } from "../app/navigation";
 import { ImportProgress, type ImportProgressState } from "./ImportProgress";
 import { ImportResults, noteworthy } from "./ImportResults";
+import { AdsLibraries } from "./AdsLibraries";
 import { LibraryObjects } from "./LibraryObjects";
 import { PaperGraph } from "./PaperGraph";
 
@@ -35,7 +36,7 @@ export function matches(paper: LibraryPaper, text: string): boolean {
     .some((value) => value.toLowerCase().includes(needle));
 }
 
-type Tab = "papers" | "objects";
+type Tab = "papers" | "objects" | "ads";
 
 /**
  * The astronomer's papers: import, filter, details, notes, collections, BibTeX, the PDF;
@@ -234,7 +235,7 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
         </button>
       </form>
       <div className="library-tabs" role="tablist" aria-label={t("library.tabs.label")}>
-        {(["papers", "objects"] as const).map((name) => (
+        {(["papers", "objects", "ads"] as const).map((name) => (
           <button
             key={name}
             type="button"
@@ -297,7 +298,15 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
 
       <div className="library-body">
         <div className="library-list">
-          {tab === "objects" ? (
+          {tab === "ads" ? (
+            <AdsLibraries
+              collections={collections}
+              onChanged={() => {
+                setRevision((n) => n + 1);
+                void refresh();
+              }}
+            />
+          ) : tab === "objects" ? (
             <LibraryObjects selected={selected} onSelect={setSelected} request={request} revision={revision} />
           ) : (
             <>

@@ -3,6 +3,10 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import { act } from "@testing-library/react";
 import type {
   About,
+  AdsLibrary,
+  AdsPullProgress,
+  AdsPulled_Serialize,
+  AdsPushReport,
   AgentEvent,
   AppError,
   AppStatus,
@@ -94,6 +98,17 @@ export type BackendOptions = {
   news?: (refresh: boolean) => NewsList_Serialize;
   /** What `paper_links` answers for (paper id, link); throw an AppError to fail it. */
   paperLinks?: (id: string, link: string) => Neighbours_Serialize;
+  /**
+   * The ADS libraries: `libraries` answers `ads_libraries` (default: no token), `pull` and
+   * `push` answer `ads_pull`/`ads_push` (throw an AppError to fail them); `pullEvents` go
+   * on the pull's progress channel first.
+   */
+  ads?: {
+    libraries?: () => AdsLibrary[];
+    pull?: (library: string, download: boolean) => AdsPulled_Serialize;
+    push?: (args: { collection: string; to: string; create: boolean; removeMissing: boolean }) => AdsPushReport;
+    pullEvents?: AdsPullProgress[];
+  };
   /** What `library_search` answers (default: nothing found). */
   passages?: PassageResults;
   /** The model servers `setup_local_servers` finds (default: none). */
@@ -305,6 +320,21 @@ export function mockBackend(options: BackendOptions = {}) {
         case "paper_links":
           if (!options.paperLinks) throw { kind: "service", message: "the citation graph comes from ADS, and no ADS_API_TOKEN is set" } satisfies AppError;
           return options.paperLinks(args.id as string, args.link as string);
+        case "ads_libraries":
+          if (!options.ads?.libraries) throw { kind: "service", message: "ADS libraries need an ADS token, and no ADS_API_TOKEN is set" } satisfies AppError;
+          return options.ads.libraries();
+        case "ads_pull": {
+          const channel = args.onProgress as Channel<AdsPullProgress>;
+          const internals = (window as unknown as { __TAURI_INTERNALS__: Internals }).__TAURI_INTERNALS__;
+          (options.ads?.pullEvents ?? []).forEach((message, index) => internals.runCallback(channel.id, { index, message }));
+          if (!options.ads?.pull) throw { kind: "service", message: "no pull answer in this test" } satisfies AppError;
+          return options.ads.pull(args.library as string, args.download as boolean);
+        }
+        case "ads_push": {
+          if (!options.ads?.push) throw { kind: "service", message: "no push answer in this test" } satisfies AppError;
+          const { collection, to, create, removeMissing } = args as { collection: string; to: string; create: boolean; removeMissing: boolean };
+          return options.ads.push({ collection, to, create, removeMissing });
+        }
         case "paper_add":
           return { paperId: `added-${String(args.id)}`, title: `Paper ${String(args.id)}`, alreadyPresent: false };
         case "library_export_bib":
