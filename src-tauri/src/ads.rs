@@ -20,7 +20,13 @@ fn service(message: String) -> AppError {
 #[tauri::command]
 #[specta::specta]
 pub async fn ads_libraries(state: State<'_, AppState>) -> Result<Vec<AdsLibrary>, AppError> {
-    state.engine().services.library.ads_libraries().await.map_err(service)
+    state
+        .engine()
+        .services
+        .library
+        .ads_libraries()
+        .await
+        .map_err(service)
 }
 
 /// How a pull goes: PDFs asked for one after another when `download` is set.
@@ -50,7 +56,11 @@ pub async fn ads_pull(
     on_progress: Channel<AdsPullProgress>,
 ) -> Result<AdsPulled, AppError> {
     let services = &state.engine().services;
-    let report = services.library.pull_ads_library(&library).await.map_err(service)?;
+    let report = services
+        .library
+        .pull_ads_library(&library)
+        .await
+        .map_err(service)?;
     let each = |done: usize, total: usize, bibcode: &str| {
         let _ = on_progress.send(AdsPullProgress {
             done: done as u32,

@@ -254,13 +254,18 @@ impl Library {
         let mut kept = Vec::new();
         let mut records = Vec::new();
         let mut files = Vec::new();
+        let mut groups = Vec::new();
+        let mut all_collections: Vec<String> = Vec::new();
         for paper in self.store.library_papers(&filter).await? {
             let paths: Vec<String> = paper.files.iter().map(|file| file.path.clone()).collect();
+            all_collections.extend(paper.collections.iter().cloned());
+            let fields = (paths, paper.collections);
             match self.store.foreign_entry(&paper.id).await? {
-                (_, Some(entry)) => kept.push((entry, paths)),
+                (_, Some(entry)) => kept.push((entry, fields)),
                 _ => {
                     if let Some(record) = self.store.paper_record(&paper.id).await? {
-                        files.push(paths);
+                        files.push(fields.0);
+                        groups.push(fields.1);
                         records.push(record);
                     }
                 }
@@ -276,17 +281,26 @@ impl Library {
         }
         let mut texts: Vec<String> = kept
             .into_iter()
-            .map(|(entry, paths)| with_file_field(&entry, with_files.then_some(&paths[..])))
+            .map(|(entry, (paths, collections))| {
+                with_fields(&entry, with_files.then_some(&paths[..]), &collections)
+            })
             .collect();
         for entry in &entries {
             let paths = files.get(entry.paper).map(Vec::as_slice);
-            texts.push(with_file_field(&entry.text, paths.filter(|_| with_files)));
+            let collections = groups.get(entry.paper).map_or(&[][..], Vec::as_slice);
+            texts.push(with_fields(
+                &entry.text,
+                paths.filter(|_| with_files),
+                collections,
+            ));
         }
+        let count = texts.len();
+        texts.extend(foreign::groups::jabref_grouping(&all_collections));
         let text: String = texts
             .iter()
             .map(|entry| format!("{}\n\n", entry.trim_end()))
             .collect();
-        Ok((text, texts.len(), notes))
+        Ok((text, count, notes))
     }
 
     /// Deletes a paper, its chunks, vectors and stored files; its notes are kept unless
@@ -312,16 +326,42 @@ impl Library {
 }
 
 /// The entry with a `file` field naming `paths` (JabRef's `:path:PDF;…`, `:` and `;`
-/// escaped), replacing any it had; unchanged when `paths` is `None`.
-fn with_file_field(entry: &str, paths: Option<&[String]>) -> String {
-    let Some(paths) = paths.filter(|paths| !paths.is_empty()) else {
-        return entry.to_string();
-    };
+/// escaped), replacing any it had, and a `groups` field naming its collections (their
+/// last part: the file's grouping comment holds the tree); unchanged when it already
+/// says so.
+fn with_fields(entry: &str, paths: Option<&[String]>, collections: &[String]) -> String {
+    use biblatex::ChunksExt as _;
+    let paths = paths.filter(|paths| !paths.is_empty());
+    let leaves: Vec<&str> = collections
+        .iter()
+        .map(|path| path.rsplit('/').next().unwrap_or(path))
+        .collect();
     let Ok(bibliography) = biblatex::Bibliography::parse(entry) else {
         return entry.to_string();
     };
     let Some(mut parsed) = bibliography.into_iter().next() else {
         return entry.to_string();
+    };
+    let named: Vec<String> = parsed
+        .get("groups")
+        .map(|chunks| chunks.format_verbatim())
+        .unwrap_or_default()
+        .split(',')
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .collect();
+    let regroup = !leaves.is_empty() && named != leaves;
+    if paths.is_none() && !regroup {
+        return entry.to_string();
+    }
+    if regroup {
+        let value = biblatex::Chunk::Verbatim(leaves.join(", "));
+        parsed.set("groups", vec![biblatex::Spanned::detached(value)]);
+    }
+    let Some(paths) = paths else {
+        return parsed
+            .to_bibtex_string()
+            .unwrap_or_else(|_| parsed.to_biblatex_string());
     };
     let value = paths
         .iter()

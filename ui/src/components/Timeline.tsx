@@ -125,11 +125,15 @@ function VirtualItems({ items, before = 0, running, scroller, follow }: ListProp
   });
   // Rows are measured once all of a commit's rows (and their formulas) are in the DOM:
   // measuring each as it attaches would force a layout per row.
-  const unmeasured = useRef<HTMLElement[]>([]);
+  const unmeasured = useRef(new Set<HTMLElement>());
   useLayoutEffect(() => {
-    const rows = unmeasured.current;
-    unmeasured.current = [];
-    for (const row of rows) virtualizer.measureElement(row);
+    // Hidden (another panel is shown), every row measures 0 px: the virtualizer would then
+    // lay out ever more rows, render after render, until React gives up and the window
+    // goes blank. The rows wait until the timeline is shown again.
+    if (!scroller.current?.clientHeight) return;
+    const rows = [...unmeasured.current];
+    unmeasured.current.clear();
+    for (const row of rows) if (row.isConnected) virtualizer.measureElement(row);
   });
   // A replay opens at its end, and stays there while following: as items are added, and
   // when the start of a long session arrives (the rows above change size).
@@ -149,7 +153,7 @@ function VirtualItems({ items, before = 0, running, scroller, follow }: ListProp
             className="virtual-row"
             style={{ transform: `translateY(${row.start}px)` }}
             ref={(el) => {
-              if (el) unmeasured.current.push(el);
+              if (el) unmeasured.current.add(el);
             }}
           >
             {item ? (

@@ -213,3 +213,107 @@ fn a_bib_and_csl_json_import_with_their_files_and_go_back_out_with_nothing_lost(
         );
     }
 }
+
+/// JabRef 5's group tree as JabRef writes it, nested.
+const NESTED: &str = r"@Article{Anand2022,
+  author = {Anand, Gagandeep S. and Tully, R. Brent},
+  title  = {Comparing Tip of the Red Giant Branch Distance Scales},
+  year   = {2022},
+  groups = {TRGB},
+}
+
+@Comment{jabref-meta: databaseType:bibtex;}
+
+@Comment{jabref-meta: grouping:
+0 AllEntriesGroup:;
+1 StaticGroup:Distances\;0\;1\;0x8a8a8aff\;\;\;;
+2 StaticGroup:TRGB\;0\;1\;0x8a8a8aff\;\;\;;
+}
+";
+
+fn collections_of(papers: &[Value], words: &str) -> Vec<String> {
+    let mut names: Vec<String> = by_title(papers, words)["collections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn jabref_and_bibdesk_groups_become_collections_and_a_nested_tree_goes_out_and_back() {
+    let home = tempfile::tempdir().unwrap();
+    let refs = home.path().join("refs");
+    std::fs::create_dir_all(&refs).unwrap();
+    for name in ["jabref_complex_excerpt.bib", "bibdesk_static_groups.bib"] {
+        std::fs::copy(fixture_path(&format!("bib/{name}")), refs.join(name)).unwrap();
+    }
+    std::fs::write(refs.join("nested.bib"), NESTED).unwrap();
+    let import = asterism(
+        home.path(),
+        "data",
+        &["library", "import", "--offline", "--no-index", "refs"],
+    );
+    assert!(import.status.success(), "{import:?}");
+    let listed = papers(home.path(), "data");
+    assert_eq!(listed.len(), 8, "{listed:#?}");
+
+    // JabRef's own file: its static group holds three entries; its keyword and
+    // automatic groups hold none of their own.
+    for title in ["Extending XP", "graphical passwords", "radon transforms"] {
+        assert_eq!(collections_of(&listed, title), ["StaticGroup"], "{title}");
+    }
+    assert!(collections_of(&listed, "Useful Computer Security").is_empty());
+    let stdout = String::from_utf8_lossy(&import.stdout);
+    assert!(
+        stdout.contains("p11-bostrom.pdf"),
+        "the missing file is named: {stdout}"
+    );
+    // BibDesk's static groups list their keys.
+    assert_eq!(
+        collections_of(&listed, "Local Value of the Hubble"),
+        ["Hubble tension"]
+    );
+    assert_eq!(
+        collections_of(&listed, "Carnegie-Chicago"),
+        ["Cosmology", "Hubble tension"]
+    );
+    // JabRef 5's tree: the group inside its parent.
+    assert_eq!(
+        collections_of(&listed, "Red Giant Branch"),
+        ["Distances/TRGB"]
+    );
+
+    // Out as BibTeX (with JabRef's grouping comment) and into a new data folder.
+    let out = home.path().join("out.bib");
+    let export = asterism(
+        home.path(),
+        "data",
+        &["library", "export-bib", "--out", out.to_str().unwrap()],
+    );
+    assert!(export.status.success(), "{export:?}");
+    let exported = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        exported.contains("@Comment{jabref-meta: grouping:"),
+        "{exported}"
+    );
+    let back = asterism(
+        home.path(),
+        "data2",
+        &["library", "import", "--offline", "--no-index", "out.bib"],
+    );
+    assert!(back.status.success(), "{back:?}");
+    let copied = papers(home.path(), "data2");
+    assert_eq!(copied.len(), 8);
+    assert_eq!(
+        collections_of(&copied, "Red Giant Branch"),
+        ["Distances/TRGB"]
+    );
+    assert_eq!(
+        collections_of(&copied, "Carnegie-Chicago"),
+        ["Cosmology", "Hubble tension"]
+    );
+    assert_eq!(collections_of(&copied, "radon transforms"), ["StaticGroup"]);
+}

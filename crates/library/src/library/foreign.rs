@@ -5,6 +5,8 @@
 //! it names that do not exist (reported, never silently dropped), its collections and
 //! tags, and (for BibTeX) the entry itself, kept to be exported again as it came.
 
+pub(crate) mod groups;
+
 use std::path::{Path, PathBuf};
 
 use asterism_protocol::PaperRecord;
@@ -21,7 +23,8 @@ pub struct ForeignEntry {
     pub files: Vec<PathBuf>,
     /// Attached files that were looked for and not found.
     pub missing: Vec<PathBuf>,
-    /// Collections (JabRef groups, Mendeley groups; nested as `Parent/Child`).
+    /// Collections (JabRef groups, BibDesk static groups, Mendeley groups; nested as
+    /// `Parent/Child`).
     pub collections: Vec<String>,
     pub tags: Vec<String>,
     /// The BibTeX entry as it was read (none for CSL-JSON).
@@ -103,9 +106,14 @@ pub fn read_bib(text: &str, base: &Path) -> Result<Vec<ForeignEntry>, ForeignErr
     let base = jabref_file_directory(text)
         .map(|dir| base.join(dir))
         .unwrap_or_else(|| base.to_path_buf());
+    let groups = groups::BibGroups::read(text);
     Ok(bibliography
         .iter()
-        .map(|entry| bib_entry(entry, &base))
+        .map(|entry| {
+            let mut read = bib_entry(entry, &base);
+            read.collections = groups.collections_of(&read.key, &read.collections);
+            read
+        })
         .collect())
 }
 
