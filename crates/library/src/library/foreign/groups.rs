@@ -180,10 +180,10 @@ fn bibdesk_static_groups(text: &str) -> Option<String> {
 /// Splits on `separator` where it is not escaped by a backslash (`\;`, and `\\` is an
 /// escaped backslash), keeping the escapes.
 fn split_unescaped(text: &str, separator: char) -> Vec<String> {
-    let mut parts = vec![String::new()];
+    let mut parts = Vec::new();
+    let mut part = String::new();
     let mut escaped = false;
     for c in text.chars() {
-        let part = parts.last_mut().expect("never empty");
         if escaped {
             part.push(c);
             escaped = false;
@@ -191,11 +191,12 @@ fn split_unescaped(text: &str, separator: char) -> Vec<String> {
             part.push(c);
             escaped = true;
         } else if c == separator {
-            parts.push(String::new());
+            parts.push(std::mem::take(&mut part));
         } else {
             part.push(c);
         }
     }
+    parts.push(part);
     parts
 }
 
