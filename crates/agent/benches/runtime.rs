@@ -154,6 +154,7 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         shell_network: false,
         shell_read: Vec::new(),
         mcp: Default::default(),
+        rerank: asterism_agent::rag::RerankSettings::off(),
     })
 }
 

@@ -110,6 +110,7 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
         shell_network: settings.shell_network,
         shell_read: settings.shell_read.clone(),
         mcp: crate::mcp::McpHub::load(&settings.data_dir),
+        rerank: settings.rerank.clone(),
     }))
 }
 

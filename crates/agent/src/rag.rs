@@ -3,11 +3,15 @@
 //! [paper, page/section] references with the quoted evidence. When the library has
 //! nothing relevant, it says so without asking the model.
 
+pub mod rerank;
+
 use asterism_library::library::{Library, SearchHit, SearchMode, quote_for, split_sentences};
 use asterism_llm::{ChatMessage, ChatModel, ChatRequest, ModelEvent};
 use asterism_store::PaperFilter;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
+
+pub use rerank::{RerankReport, RerankSettings, Verdict};
 
 /// Passages given to the model.
 pub const PASSAGES: usize = 8;
@@ -37,6 +41,8 @@ pub struct Evidence {
     pub quote: String,
     /// Whether the answer cites it.
     pub cited: bool,
+    /// The model's relevance score (0–10) and summary, when passages were scored.
+    pub verdict: Option<Verdict>,
 }
 
 /// A sentence of the answer and, for each passage it cites, the words of that passage
@@ -82,6 +88,11 @@ pub struct RagAnswer {
     pub note: Option<String>,
     /// The model call that wrote the answer (none when the library had nothing).
     pub model_call: Option<crate::ModelCall>,
+    /// What scoring the passages cost and did (`RAG_RERANK=model`).
+    pub rerank: Option<RerankReport>,
+    /// The scoring requests, for the metrics.
+    #[serde(skip)]
+    pub rerank_calls: Vec<crate::ModelCall>,
 }
 
 impl RagAnswer {
@@ -102,13 +113,37 @@ impl RagAnswer {
             text.push_str("\n\nSources:");
             for evidence in cited {
                 text.push_str(&format!("\n[{}] {}", evidence.n, reference(evidence)));
+                if let Some(verdict) = &evidence.verdict {
+                    text.push_str(&format!("\n    {}/10: {}", verdict.score, verdict.summary));
+                }
             }
+        }
+        if let Some(rerank) = &self.rerank {
+            text.push_str(&format!("\n\n({})", rerank_line(rerank)));
         }
         if let Some(note) = &self.note {
             text.push_str(&format!("\n\n(Search: {note}.)"));
         }
         text
     }
+}
+
+/// `Scored by qwen-plus: 12 passages (4 from the cache), 3 dropped; 1,234 tokens, 2.1 s`.
+fn rerank_line(report: &RerankReport) -> String {
+    let mut line = format!(
+        "Scored by {}: {} passages ({} from the cache), {} dropped below {}/10; {} tokens, {:.1} s",
+        report.model,
+        report.scored,
+        report.cached,
+        report.dropped,
+        rerank::CUTOFF,
+        report.prompt_tokens + report.completion_tokens,
+        report.latency_ms / 1000.0
+    );
+    if let Some(notice) = &report.notice {
+        line.push_str(&format!("; {notice}"));
+    }
+    line
 }
 
 /// `p. 4: “the quoted words”`, or a warning when the passage does not hold the claim.
@@ -261,23 +296,89 @@ fn removal_note(removed: &[usize], passages: usize) -> String {
     )
 }
 
+/// The relevant passages for the question: the hybrid search's best, or (with
+/// `rerank` on) those the model scored at the cutoff or above, best first, with its
+/// verdicts, what scoring cost, and its calls.
+async fn passages<'a>(
+    model: &dyn ChatModel,
+    library: &Library,
+    rerank: &RerankSettings,
+    question: &str,
+    hits: Vec<&'a SearchHit>,
+    cancel: &CancellationToken,
+) -> (
+    Vec<(&'a SearchHit, Option<Verdict>)>,
+    Option<RerankReport>,
+    Vec<crate::ModelCall>,
+) {
+    if !rerank.enabled || hits.is_empty() {
+        let mut plain: Vec<_> = hits.into_iter().map(|hit| (hit, None)).collect();
+        plain.truncate(PASSAGES);
+        return (plain, None, Vec::new());
+    }
+    let (verdicts, mut report, calls) =
+        rerank::score(model, &library.store, rerank, question, &hits, cancel).await;
+    let (mut kept, dropped) = rerank::apply(hits, verdicts);
+    report.dropped = dropped;
+    kept.truncate(PASSAGES);
+    (kept, Some(report), calls)
+}
+
+/// Search hits ordered by the model's scores (those below the cutoff dropped), each
+/// with its verdict, and what scoring cost: `asterism library search --rerank`.
+pub async fn scored_search(
+    model: &dyn ChatModel,
+    library: &Library,
+    rerank: &RerankSettings,
+    query: &str,
+    filter: &PaperFilter,
+    limit: usize,
+) -> Result<(Vec<(SearchHit, Option<Verdict>)>, RerankReport), String> {
+    let results = library
+        .search(query, filter, limit.max(rerank.candidates).min(100))
+        .await
+        .map_err(|error| format!("the library could not be searched: {error}"))?;
+    let hits: Vec<&SearchHit> = results.hits.iter().collect();
+    let cancel = CancellationToken::new();
+    let (verdicts, mut report, _) =
+        rerank::score(model, &library.store, rerank, query, &hits, &cancel).await;
+    let (kept, dropped) = rerank::apply(hits, verdicts);
+    report.dropped = dropped;
+    let mut kept: Vec<(SearchHit, Option<Verdict>)> = kept
+        .into_iter()
+        .map(|(hit, verdict)| (hit.clone(), verdict))
+        .collect();
+    kept.truncate(limit);
+    Ok((kept, report))
+}
+
 /// Retrieves and answers.
 pub async fn answer(
     model: &dyn ChatModel,
     library: &Library,
+    rerank: &RerankSettings,
     question: &str,
     filter: &PaperFilter,
     cancel: &CancellationToken,
 ) -> Result<RagAnswer, String> {
+    let wanted = if rerank.enabled {
+        rerank.candidates.clamp(PASSAGES, 100)
+    } else {
+        PASSAGES
+    };
     let results = library
-        .search(question, filter, PASSAGES)
+        .search(question, filter, wanted)
         .await
         .map_err(|error| format!("the library could not be searched: {error}"))?;
-    let hits: Vec<&SearchHit> = results.hits.iter().filter(|hit| relevant(hit)).collect();
-    let mut evidence: Vec<Evidence> = hits
+    let relevant_hits: Vec<&SearchHit> = results.hits.iter().filter(|hit| relevant(hit)).collect();
+    let found = relevant_hits.len();
+    let (chosen, rerank_report, rerank_calls) =
+        passages(model, library, rerank, question, relevant_hits, cancel).await;
+    let hits: Vec<&SearchHit> = chosen.iter().map(|(hit, _)| *hit).collect();
+    let mut evidence: Vec<Evidence> = chosen
         .iter()
         .enumerate()
-        .map(|(index, hit)| Evidence {
+        .map(|(index, (hit, verdict))| Evidence {
             n: index + 1,
             paper_id: hit.chunk.paper_id.clone(),
             title: hit.chunk.title.clone(),
@@ -291,6 +392,7 @@ pub async fn answer(
             chunk_id: hit.chunk.chunk_id,
             quote: hit.chunk.text.clone(),
             cited: false,
+            verdict: verdict.clone(),
         })
         .collect();
     let nothing = |evidence: Vec<Evidence>, answer: &str| RagAnswer {
@@ -303,18 +405,33 @@ pub async fn answer(
         mode: results.mode,
         note: results.note.clone(),
         model_call: None,
+        rerank: rerank_report.clone(),
+        rerank_calls: rerank_calls.clone(),
     };
     if evidence.is_empty() {
-        return Ok(nothing(
-            Vec::new(),
+        let why = if found > 0 {
+            format!(
+                "The model judged none of the {found} passages found in the library relevant to this \
+                 question (all scored below {}/10). Search the literature (search_papers) or import the \
+                 papers that cover it.",
+                rerank::CUTOFF
+            )
+        } else {
             "The library has nothing relevant to this question. Search the literature (search_papers) \
-             or import the papers that cover it.",
-        ));
+             or import the papers that cover it."
+                .to_string()
+        };
+        return Ok(nothing(Vec::new(), &why));
     }
     let mut passages = String::new();
     for item in &evidence {
+        let summary = item
+            .verdict
+            .as_ref()
+            .map(|v| format!("Summary (relevance {}/10): {}\n", v.score, v.summary))
+            .unwrap_or_default();
         passages.push_str(&format!(
-            "[{}] {}\n{}\n\n",
+            "[{}] {}\n{summary}{}\n\n",
             item.n,
             reference(item),
             item.quote
@@ -327,8 +444,9 @@ pub async fn answer(
                     "You answer an astronomer's question using only the numbered passages from their \
                      paper library. Cite every claim with the passage number in brackets, e.g. [2] or \
                      [1, 3]. Quote numbers exactly as the passages give them, with their uncertainties. \
-                     Do not use outside knowledge. If the passages do not contain the answer, reply with \
-                     exactly {NO_ANSWER}."
+                     Do not use outside knowledge. A passage may come with a summary of what it says about \
+                     the question: use it to choose, but take numbers from the passage itself. If the \
+                     passages do not contain the answer, reply with exactly {NO_ANSWER}."
                 ),
             },
             ChatMessage::User {
@@ -389,6 +507,8 @@ pub async fn answer(
         mode: results.mode,
         note: results.note,
         model_call,
+        rerank: rerank_report,
+        rerank_calls,
     })
 }
 

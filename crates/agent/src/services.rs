@@ -43,6 +43,8 @@ pub struct Services {
     pub shell_read: Vec<PathBuf>,
     /// The MCP servers of `{data_dir}/mcp.json`, whose tools join each run.
     pub mcp: crate::mcp::McpHub,
+    /// Whether answers from the library have the model score the passages first.
+    pub rerank: crate::rag::RerankSettings,
 }
 
 impl Services {

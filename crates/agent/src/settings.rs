@@ -84,6 +84,9 @@ pub struct Settings {
     pub news_authors: Vec<String>,
     /// How many new papers `news` shows.
     pub news_limit: usize,
+    /// Whether the model scores the library's passages before it answers from them
+    /// (`RAG_RERANK`, `RAG_CANDIDATES`, `SUMMARY_MODEL`).
+    pub rerank: crate::rag::RerankSettings,
     /// How long the embedding model and the vector index stay loaded after their last
     /// use (`KEEP_ALIVE_S`); `None`: for good.
     pub keep_alive: Option<Duration>,
@@ -328,6 +331,11 @@ impl Settings {
                 value: news_limit_text,
                 origin: String::new(),
             })?;
+        let rerank = rerank_settings(
+            value("RAG_RERANK"),
+            value("RAG_CANDIDATES"),
+            value("SUMMARY_MODEL"),
+        )?;
         let keep_alive_text = value("KEEP_ALIVE_S");
         let keep_alive = keep_alive_text
             .parse::<f64>()
@@ -380,6 +388,7 @@ impl Settings {
             news_categories: split(value("NEWS_CATEGORIES"), ','),
             news_authors: split(value("NEWS_AUTHORS"), ';'),
             news_limit,
+            rerank,
             keep_alive,
             sources: HashMap::new(),
         };
@@ -522,6 +531,9 @@ impl Settings {
                 "NEWS_CATEGORIES" => self.news_categories.join(","),
                 "NEWS_AUTHORS" => self.news_authors.join("; "),
                 "NEWS_LIMIT" => self.news_limit.to_string(),
+                "RAG_RERANK" => if self.rerank.enabled { "model" } else { "off" }.to_string(),
+                "RAG_CANDIDATES" => self.rerank.candidates.to_string(),
+                "SUMMARY_MODEL" => self.rerank.model.clone().unwrap_or_default(),
                 "KEEP_ALIVE_S" => self
                     .keep_alive
                     .map_or_else(|| "0".into(), |keep| keep.as_secs_f64().to_string()),
@@ -545,6 +557,42 @@ impl Settings {
             })
             .collect()
     }
+}
+
+/// `RAG_RERANK` (`model` or `off`), `RAG_CANDIDATES` (passages the model reads, 8–100)
+/// and `SUMMARY_MODEL` (empty: the configured model).
+fn rerank_settings(
+    rerank: String,
+    candidates: String,
+    model: String,
+) -> Result<crate::rag::RerankSettings, SettingsError> {
+    let enabled = match rerank.to_ascii_lowercase().as_str() {
+        "model" | "" => true,
+        "off" => false,
+        _ => {
+            return Err(SettingsError::BadValue {
+                name: "RAG_RERANK",
+                expected: "model or off",
+                value: rerank,
+                origin: String::new(),
+            });
+        }
+    };
+    let candidates = candidates
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (8..=100).contains(n))
+        .ok_or(SettingsError::BadValue {
+            name: "RAG_CANDIDATES",
+            expected: "a whole number from 8 to 100",
+            value: candidates,
+            origin: String::new(),
+        })?;
+    Ok(crate::rag::RerankSettings {
+        enabled,
+        candidates,
+        model: (!model.is_empty()).then_some(model),
+    })
 }
 
 #[cfg(test)]

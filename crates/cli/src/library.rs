@@ -66,6 +66,10 @@ pub enum LibraryCommand {
         limit: usize,
         #[command(flatten)]
         filter: FilterArgs,
+        /// Have the configured model (or SUMMARY_MODEL) score the passages for the query
+        /// (0–10, with a summary) and order them by it.
+        #[arg(long)]
+        rerank: bool,
         #[arg(long)]
         json: bool,
     },
@@ -223,6 +227,13 @@ pub async fn run(settings: &Settings, command: LibraryCommand) -> anyhow::Result
             };
             import(settings, &paths, options).await
         }
+        LibraryCommand::Search {
+            query,
+            limit,
+            filter,
+            rerank: true,
+            json,
+        } => scored_search(settings, &query, limit, filter, json).await,
         command => {
             let services = bootstrap::open_services(settings).await?;
             run_with(services.as_ref(), command).await
@@ -244,6 +255,7 @@ async fn run_with(services: &Services, command: LibraryCommand) -> anyhow::Resul
             limit,
             filter,
             json,
+            ..
         } => search(services, &query, limit, filter, json).await,
         LibraryCommand::Delete { id, delete_notes } => {
             papers::delete(services, &id, delete_notes).await
@@ -353,6 +365,67 @@ async fn local_or_fail(services: &Services, id: &str) -> anyhow::Result<String> 
         .with_context(|| format!("{id} is not in the library"))
 }
 
+/// `library search QUERY --rerank`: the passages the model scored best for the query,
+/// each with its score and summary, then what the scoring cost.
+async fn scored_search(
+    settings: &Settings,
+    query: &str,
+    limit: usize,
+    filter: FilterArgs,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let services: Arc<Services> = bootstrap::open_services(settings).await?;
+    let model = bootstrap::model_client(settings)?;
+    let filter = filter.resolve(&services).await?;
+    let mut rerank = services.rerank.clone();
+    rerank.enabled = true;
+    let (hits, report) = asterism_agent::rag::scored_search(
+        model.as_ref(),
+        &services.library,
+        &rerank,
+        query,
+        &filter,
+        limit.clamp(1, 100),
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
+    if json {
+        let hits: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|(hit, verdict)| {
+                let mut value = serde_json::to_value(hit).unwrap_or_default();
+                value["verdict"] = serde_json::to_value(verdict).unwrap_or_default();
+                value
+            })
+            .collect();
+        let value = serde_json::json!({"hits": hits, "rerank": report});
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (rank, (hit, verdict)) in hits.iter().enumerate() {
+        let page = hit
+            .chunk
+            .page
+            .map(|p| format!(", p. {p}"))
+            .unwrap_or_default();
+        println!("{}. {}{page}", rank + 1, hit.chunk.title);
+        match verdict {
+            Some(verdict) => println!("   {}/10: {}", verdict.score, verdict.summary),
+            None => println!("   (no score) {}", hit.snippet.text),
+        }
+    }
+    eprintln!(
+        "scored by {}: {} passages ({} from the cache), {} dropped; {} tokens{}",
+        report.model,
+        report.scored,
+        report.cached,
+        report.dropped,
+        report.prompt_tokens + report.completion_tokens,
+        report.notice.map(|n| format!("; {n}")).unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `asterism rag QUESTION`: an answer from the library with its sources.
 pub async fn rag(
     settings: &Settings,
@@ -367,6 +440,7 @@ pub async fn rag(
     let answer = asterism_agent::rag::answer(
         model.as_ref(),
         &services.library,
+        &services.rerank,
         &question,
         &filter,
         &tokio_util::sync::CancellationToken::new(),

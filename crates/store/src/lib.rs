@@ -16,6 +16,7 @@ mod objects;
 mod papers;
 mod permissions;
 mod profile;
+mod rerank;
 mod sessions;
 mod targets;
 mod tasks;

@@ -95,6 +95,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ads_pulls",
         include_str!("../../../migrations/0019_ads_pulls.sql"),
     ),
+    (
+        20,
+        "rerank_cache",
+        include_str!("../../../migrations/0020_rerank_cache.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

@@ -15,6 +15,8 @@ export type Source = {
   section: string | null;
   /** The passage's words that support each claim citing it, with their page. */
   quotes: { text: string; page: number | null }[];
+  /** The model's relevance score (0–10) and summary, when it scored the passages. */
+  verdict: { score: number; summary: string } | null;
 };
 
 type Obj = Record<string, JsonValue>;
@@ -47,7 +49,8 @@ export function asSources(metadata: JsonValue): Source[] | null {
     const paperId = str(item.paperId);
     const n = num(item.n);
     if (!paperId || n === null) return [];
-    return [{ n, paperId, title: str(item.title) ?? "", shortRef: str(item.shortRef) ?? "", bibcode: str(item.bibcode), arxivId: str(item.arxivId), doi: str(item.doi), page: num(item.page), section: str(item.section), quotes: quotes.get(n) ?? [] }];
+    const verdict = isObj(item.verdict) && typeof item.verdict.score === "number" ? { score: item.verdict.score, summary: str(item.verdict.summary) ?? "" } : null;
+    return [{ n, paperId, title: str(item.title) ?? "", shortRef: str(item.shortRef) ?? "", bibcode: str(item.bibcode), arxivId: str(item.arxivId), doi: str(item.doi), page: num(item.page), section: str(item.section), quotes: quotes.get(n) ?? [], verdict }];
   });
   return sources.length > 0 ? sources : null;
 }
@@ -67,6 +70,11 @@ export function RagSources({ sources }: { sources: Source[] }) {
             {source.page !== null && <span className="muted"> · {t("library.page", { page: source.page })}</span>}
             {source.section && <span className="muted"> · §{source.section}</span>}{" "}
             <PaperLinks ids={source} file={{ paperId: source.paperId }} />
+            {source.verdict && (
+              <p className="muted source-verdict" data-testid="rag-source-verdict">
+                {t("links.relevance", { score: source.verdict.score })} {source.verdict.summary}
+              </p>
+            )}
           </li>
         ))}
       </ol>

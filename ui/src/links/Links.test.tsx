@@ -27,7 +27,7 @@ const rag = {
   question: "What H0 does TRGB give?", answer: "69.8 [1]", answered: true, removedCitations: [], mode: "hybrid", note: null,
   claims: [{ text: "69.8", support: [{ n: 1, quote: "we find H0 = 69.8 ± 0.8", page: 13 }] }],
   evidence: [
-    { n: 1, paperId: "p1", title: "CCHP VIII", shortRef: "Freedman 2019", bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: "10.3847/1538-4357/ab2f73", originalName: "f.pdf", page: 12, section: "5", chunkId: 3, quote: "H0 = 69.8", cited: true },
+    { n: 1, paperId: "p1", title: "CCHP VIII", shortRef: "Freedman 2019", bibcode: "2019ApJ...882...34F", arxivId: "1907.05922", doi: "10.3847/1538-4357/ab2f73", originalName: "f.pdf", page: 12, section: "5", chunkId: 3, quote: "H0 = 69.8", cited: true, verdict: { score: 9, summary: "TRGB gives H0 = 69.8 ± 0.8.", cached: false } },
     { n: 2, paperId: "p2", title: "Uncited", shortRef: "Riess 2022", bibcode: null, arxivId: null, originalName: null, page: null, section: null, chunkId: 4, quote: "", cited: false },
   ],
 };
@@ -77,6 +77,8 @@ describe("links out of the app", () => {
     expect(sources).toHaveLength(1);
     expect(sources[0]).toHaveTextContent("Freedman 2019");
     expect(within(sources[0]!).getByTestId("rag-source-ref")).toHaveAttribute("title", "p. 13: “we find H0 = 69.8 ± 0.8”");
+    // The model's score and summary of the passage, when it scored them.
+    expect(within(sources[0]!).getByTestId("rag-source-verdict")).toHaveTextContent("Relevance 9/10: TRGB gives H0 = 69.8 ± 0.8.");
     await userEvent.setup().click(within(sources[0]!).getByTestId("link-ads"));
     await userEvent.setup().click(within(sources[0]!).getByTestId("link-doi"));
     await userEvent.setup().click(within(sources[0]!).getByTestId("pdf-open-system"));

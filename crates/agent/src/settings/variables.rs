@@ -155,6 +155,21 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "How many new papers `asterism news` shows.",
     ),
     (
+        "RAG_RERANK",
+        "model",
+        "model: the model scores the library's best passages for the question (0-10, with a summary) and the answer is written from those it keeps; off: the search's order as it is.",
+    ),
+    (
+        "RAG_CANDIDATES",
+        "20",
+        "How many of the search's best passages the model scores (8 to 100).",
+    ),
+    (
+        "SUMMARY_MODEL",
+        "",
+        "A cheaper model of the same endpoint for scoring passages (empty: the configured model).",
+    ),
+    (
         "SHELL_READ",
         "",
         "Folders outside the workspace run_bash may read, separated by ':' (e.g. ~/miniconda3); the rest of the home folder and the data folder stay unreadable to it.",

@@ -65,15 +65,22 @@ impl TypedTool for RagSearchTool {
         match crate::rag::answer(
             context.model.as_ref(),
             library,
+            &context.services.rerank,
             question,
             &filter,
             &context.cancel,
         )
         .await
         {
-            Ok(answer) => ToolOutput::ok(answer.to_text())
-                .with_metadata(serde_json::to_value(&answer).unwrap_or_default())
-                .with_model_call(answer.model_call),
+            Ok(answer) => {
+                let mut output = ToolOutput::ok(answer.to_text())
+                    .with_metadata(serde_json::to_value(&answer).unwrap_or_default());
+                // The scoring requests first, then the answer: all count in the metrics.
+                for call in answer.rerank_calls {
+                    output = output.with_model_call(Some(call));
+                }
+                output.with_model_call(answer.model_call)
+            }
             Err(error) => ToolOutput::error(error),
         }
     }

@@ -23,6 +23,8 @@ pub struct Setup {
     pub secrets: Vec<String>,
     /// The API key sent to the scripted model (default `test-key`).
     pub model_key: Option<String>,
+    /// Whether rag_search has the model score passages (default off).
+    pub rerank: Option<asterism_agent::rag::RerankSettings>,
 }
 
 /// A runtime wired to a scripted model and the Sesame fixture server, on a temp dir.
@@ -170,6 +172,9 @@ impl Harness {
             shell_network: false,
             shell_read: Vec::new(),
             mcp: Default::default(),
+            rerank: setup
+                .rerank
+                .unwrap_or_else(asterism_agent::rag::RerankSettings::off),
         });
         let key = setup.model_key.unwrap_or_else(|| "test-key".into());
         let mut model_config = OpenAiConfig::new(mock.base_url(), Some(key), "scripted-model");

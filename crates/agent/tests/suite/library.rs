@@ -231,3 +231,161 @@ async fn rag_citations_that_name_no_given_passage_are_removed_and_said() {
     assert!(invalid.contains("(Removed citation #99:"), "{invalid}");
     assert_eq!(metadata["answered"], false, "no valid citation remains");
 }
+
+/// What a model answers when asked to score passages: JSON, as the prompt asks.
+fn scores(pairs: &[(usize, u8, &str)]) -> Turn {
+    let passages: Vec<serde_json::Value> = pairs
+        .iter()
+        .map(|(n, score, summary)| json!({"n": n, "score": score, "summary": summary}))
+        .collect();
+    text(&json!({ "passages": passages }).to_string())
+}
+
+#[tokio::test]
+async fn rag_search_has_the_model_score_the_passages_and_asking_again_costs_nothing() {
+    let question = "How old is the Kepler 1627 planet and its cluster?";
+    let mut verdicts = vec![
+        (1, 2, "Only names the cluster."),
+        (2, 9, "Kepler 1627Ab is 38 Myr old, like δ Lyr."),
+    ];
+    verdicts.extend((3..=8).map(|n| (n, 1, "Not relevant.")));
+    let turns = vec![
+        call("r1", "rag_search", json!({ "question": question })),
+        scores(&verdicts),
+        text("Kepler 1627Ab is about 38 Myr old [1]."),
+        call(
+            "r2",
+            "rag_search",
+            json!({ "question": format!("  {question}  ") }),
+        ),
+        text("Kepler 1627Ab is about 38 Myr old [1]."),
+        call(
+            "r3",
+            "rag_search",
+            json!({"question": "What rotation period does Kepler 1627 have?"}),
+        ),
+        text("I'm sorry, I can only rate passages on Tuesdays."),
+        text("The star rotates in 2.6 days [1]."),
+        text("Done."),
+    ];
+    let setup = super::common::Setup {
+        workspace: Some(env!("CARGO_MANIFEST_DIR").into()),
+        rerank: Some(asterism_agent::rag::RerankSettings {
+            enabled: true,
+            candidates: 8,
+            model: None,
+        }),
+        ..Default::default()
+    };
+    let harness = Harness::start_full(
+        turns,
+        asterism_agent::AgentConfig::default(),
+        std::time::Duration::from_secs(5),
+        |_| asterism_agent::ToolRegistry::new(),
+        setup,
+    )
+    .await;
+    let library = &harness.runtime.services().library;
+    let folder = harness.data_dir().join("incoming");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        fixture_path("pdfs/rudolf_ms.pdf"),
+        folder.join("kepler1627.pdf"),
+    )
+    .unwrap();
+    library.import(&[folder], false, &|_, _, _| {}).await;
+    library.index(&|_, _| {}).await.unwrap().unwrap();
+
+    let (outcome, events) = harness.ask(None, "How old is Kepler 1627?").await;
+    assert_eq!(
+        outcome.reason,
+        RunFinishReason::Completed,
+        "{:?}",
+        outcome.error
+    );
+    let results = tool_results(&events);
+
+    // The model's best passage (the search's second) is the only evidence left; its
+    // score and summary go with it and into the answer's prompt.
+    let first = &results[0].2;
+    let evidence = first["evidence"].as_array().unwrap();
+    assert_eq!(evidence.len(), 1, "{first:#}");
+    assert_eq!(evidence[0]["verdict"]["score"], 9);
+    let scored = first["rerank"]["scored"].as_u64().unwrap();
+    assert!(scored >= 2, "{first:#}");
+    assert_eq!(first["rerank"]["dropped"], scored - 1);
+    assert_eq!(first["rerank"]["calls"], 1);
+    assert!(first["rerank"]["promptTokens"].as_i64().unwrap() > 0);
+    assert!(
+        results[0]
+            .0
+            .contains("9/10: Kepler 1627Ab is 38 Myr old, like δ Lyr."),
+        "{}",
+        results[0].0
+    );
+    let requests = harness.mock.requests();
+    let scoring = requests[1].body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        scoring.starts_with(&format!("Question: {question}\n\nPassages:\n\n[1] ")),
+        "{scoring}"
+    );
+    // The evidence is the passage the model was shown as [2].
+    let second_shown = scoring
+        .split("\n\n[2] ")
+        .nth(1)
+        .unwrap()
+        .split("\n\n[3] ")
+        .next()
+        .unwrap();
+    assert!(
+        second_shown.contains(evidence[0]["quote"].as_str().unwrap()),
+        "{scoring}"
+    );
+    let answering = requests[2].body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        answering.contains("Summary (relevance 9/10): Kepler 1627Ab is 38 Myr old"),
+        "{answering}"
+    );
+
+    // The same question (in other case and spacing): every verdict from the cache.
+    let second = &results[1].2;
+    assert_eq!(second["rerank"]["cached"], scored, "{second:#}");
+    assert_eq!(
+        (
+            second["rerank"]["asked"].clone(),
+            second["rerank"]["calls"].clone()
+        ),
+        (json!(0), json!(0))
+    );
+    assert_eq!(second["evidence"][0]["chunkId"], evidence[0]["chunkId"]);
+
+    // Nonsense instead of scores: the search's order, and a notice; nothing is lost.
+    let third = &results[2].2;
+    assert!(
+        third["rerank"]["notice"]
+            .as_str()
+            .unwrap()
+            .contains("could not be had"),
+        "{third:#}"
+    );
+    assert!(third["evidence"].as_array().unwrap().len() > 1);
+    assert!(third["evidence"][0]["verdict"].is_null());
+    assert!(
+        results[2].0.contains("passages are in the search's order"),
+        "{}",
+        results[2].0
+    );
+
+    // Every scoring request counts under rag_search: 2 + 1 + 2 calls.
+    let metrics = harness
+        .store
+        .session_metrics(&outcome.session_id)
+        .await
+        .unwrap();
+    let inner = metrics
+        .iter()
+        .filter(|m| m.kind == "model" && m.via.as_deref() == Some("rag_search"))
+        .count();
+    assert_eq!(inner, 5, "{metrics:?}");
+    harness.mock.assert_no_violations();
+}

@@ -108,6 +108,7 @@ pub(super) async fn harness(turns: Vec<Turn>, workspace: Option<&Path>) -> Harne
             workspace: workspace.map(Path::to_path_buf),
             secrets: vec![LLM_KEY.into(), ADS_TOKEN.into()],
             model_key: Some(LLM_KEY.into()),
+            ..Setup::default()
         },
     )
     .await

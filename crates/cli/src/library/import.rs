@@ -227,7 +227,9 @@ struct ImportClock {
     last: std::sync::Mutex<std::time::Instant>,
     /// Files of this run done (not counting the resumed ones).
     done: AtomicUsize,
-    total: usize,
+    /// The files named, until the import says how many items they hold (a `.bib` or a
+    /// Zotero database is one file of many entries).
+    total: AtomicUsize,
 }
 
 impl ImportClock {
@@ -237,11 +239,16 @@ impl ImportClock {
             started: now,
             last: std::sync::Mutex::new(now),
             done: AtomicUsize::new(0),
-            total,
+            total: AtomicUsize::new(total),
         }
     }
 
     /// `[3/10] imported … (42 passages, 2.1 s, ETA 0:15)`.
+    /// The import's count of items to do.
+    fn set_total(&self, total: usize) {
+        self.total.store(total, Ordering::SeqCst);
+    }
+
     fn line(&self, item: &ImportItem) -> String {
         let now = std::time::Instant::now();
         let seconds = match self.last.lock() {
@@ -252,11 +259,11 @@ impl ImportClock {
             return format!("[earlier] {} ({seconds:.1} s)", outcome_line(item));
         }
         let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-        let left = self.total.saturating_sub(done);
+        let total = self.total.load(Ordering::SeqCst);
+        let left = total.saturating_sub(done);
         let eta = self.started.elapsed().as_secs_f64() / done as f64 * left as f64;
         format!(
-            "[{done}/{}] {} ({seconds:.1} s, ETA {}:{:02})",
-            self.total,
+            "[{done}/{total}] {} ({seconds:.1} s, ETA {}:{:02})",
             outcome_line(item),
             eta as u64 / 60,
             eta as u64 % 60
@@ -296,7 +303,7 @@ pub(super) async fn import(
             eprintln!(
                 "stopped after {} of {} papers; run the same command again to finish",
                 clock.done.load(Ordering::SeqCst),
-                clock.total
+                clock.total.load(Ordering::SeqCst)
             );
             Ok(ExitCode::from(stopped_by.exit_code()))
         }
@@ -322,6 +329,7 @@ async fn import_and_index(
         .library
         .import(paths, options.online, &move |done, total, item| {
             if !item.resumed {
+                clock.set_total(total);
                 shown.set_length(total as u64);
                 shown.set_position(done as u64);
             }

@@ -344,10 +344,24 @@ async fn a_plan_skills_and_memories_from_the_terminal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn import_a_folder_search_it_and_ask_it_from_the_terminal() {
-    let turns = vec![Turn {
-        text: Some("Kepler 1627Ab is about 38 Myr old [1].".into()),
+    // `rag` has the model score the passages first (RAG_RERANK=model, the default): the
+    // first passage is the one that answers, the others are dropped.
+    let mut verdicts =
+        vec![serde_json::json!({"n": 1, "score": 9, "summary": "Kepler 1627Ab is 38 Myr old."})];
+    verdicts.extend(
+        (2..=8).map(|n| serde_json::json!({"n": n, "score": 1, "summary": "Not relevant."})),
+    );
+    let say = |text: String| Turn {
+        text: Some(text),
         ..Turn::default()
-    }];
+    };
+    let turns = vec![
+        say(serde_json::json!({ "passages": verdicts }).to_string()),
+        say("Kepler 1627Ab is about 38 Myr old [1].".into()),
+        say("Kepler 1627Ab is about 38 Myr old [1].".into()),
+        // `library search --rerank`: the second passage scored best.
+        say(r#"{"passages": [{"n": 1, "score": 4, "summary": "Mentions the cluster."}, {"n": 2, "score": 8, "summary": "Lithium gives 38 Myr."}]}"#.into()),
+    ];
     let (env, mock, _sesame) = start(turns).await;
     let folder = env.dir.path().join("My Papers");
     std::fs::create_dir_all(&folder).unwrap();
@@ -362,6 +376,7 @@ async fn import_a_folder_search_it_and_ask_it_from_the_terminal() {
         ("EMBEDDINGS", "remote"),
         ("EMBEDDING_BASE_URL", env.model_url.as_str()),
         ("EMBEDDING_MODEL", "mock-embedding"),
+        ("RAG_CANDIDATES", "8"),
     ];
     let run = |args: &[&str]| env.command_with(args, &embeddings);
 
@@ -425,6 +440,37 @@ async fn import_a_folder_search_it_and_ask_it_from_the_terminal() {
         text.contains("Evidence:\n- Kepler 1627Ab is about 38 Myr old.\n    [1] p. "),
         "{text}"
     );
+    assert!(
+        text.contains("\n    9/10: Kepler 1627Ab is 38 Myr old.\n"),
+        "{text}"
+    );
+    assert!(text.contains("(Scored by "), "{text}");
+    // Asked again: the verdicts come from the database; only the answer is asked for.
+    let again = run(&["rag", "How old is Kepler 1627?", "--json"]);
+    assert!(again.status.success(), "{again:?}");
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["rerank"]["calls"], 0, "{again:#}");
+    assert!(again["rerank"]["cached"].as_u64().unwrap() >= 1);
+    assert_eq!(again["evidence"].as_array().unwrap().len(), 1);
+    let scored = run(&[
+        "library",
+        "search",
+        "lithium age of the δ Lyr cluster",
+        "--rerank",
+        "--limit",
+        "3",
+        "--json",
+    ]);
+    assert!(scored.status.success(), "{scored:?}");
+    let scored: Value = serde_json::from_slice(&scored.stdout).unwrap();
+    assert_eq!(scored["hits"][0]["verdict"]["score"], 8, "{scored:#}");
+    assert_eq!(
+        scored["hits"][0]["verdict"]["summary"],
+        "Lithium gives 38 Myr."
+    );
+    assert_eq!(scored["hits"][1]["verdict"]["score"], 4);
+    assert_eq!(scored["rerank"]["calls"], 1);
+    assert!(scored["hits"].as_array().unwrap().len() <= 3);
 
     run(&["library", "collect", &paper_id, "young planets"]);
     let bib = run(&["library", "export-bib", "--collection", "young planets"]);

@@ -271,6 +271,10 @@ fn jabref_and_bibdesk_groups_become_collections_and_a_nested_tree_goes_out_and_b
         stdout.contains("p11-bostrom.pdf"),
         "the missing file is named: {stdout}"
     );
+    // Counted by entries, not by the three files holding them.
+    let counted: Vec<&str> = stdout.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(counted.len(), 8, "{stdout}");
+    assert!(counted.iter().all(|l| l.contains("/8] ")), "{stdout}");
     // BibDesk's static groups list their keys.
     assert_eq!(
         collections_of(&listed, "Local Value of the Hubble"),
