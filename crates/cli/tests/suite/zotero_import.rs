@@ -121,6 +121,12 @@ async fn a_zotero_data_folder_comes_in_whole_and_twice_is_once() {
         said.contains("storage/U3H6Y9ZK/rudolf.pdf"),
         "the missing file is reported: {said}"
     );
+    // An item never filled in is not a paper: skipped, and said.
+    assert!(
+        said.lines()
+            .any(|line| line.contains("zotero:1/V8E2M5QA") && line.contains("an empty entry")),
+        "{said}"
+    );
 
     let papers: Vec<Value> =
         serde_json::from_value(json(&asterism(home, &["library", "list", "--json"]))).unwrap();

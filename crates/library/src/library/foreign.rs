@@ -51,6 +51,20 @@ pub struct ForeignNote {
 }
 
 impl ForeignEntry {
+    /// Nothing to keep: no title, authors, identifiers, files (found or not) or notes (an
+    /// item created in Zotero and never filled in).
+    pub fn is_empty(&self) -> bool {
+        let record = &self.record;
+        record.title.trim().is_empty()
+            && record.authors.is_empty()
+            && record.bibcode.is_none()
+            && record.arxiv_id.is_none()
+            && record.doi.is_none()
+            && self.files.is_empty()
+            && self.missing.is_empty()
+            && self.notes.is_empty()
+    }
+
     /// How the entry is named in the import's report: its key, else its origin.
     pub fn label(&self) -> &str {
         if self.key.is_empty() {

@@ -164,6 +164,14 @@ impl Importer {
                     outcome: self.import_file(&path).await,
                     resumed: false,
                 },
+                Unit::Entry(source, entry) if entry.is_empty() => ImportItem {
+                    path: format!("{}#{}", source.display(), entry.label()),
+                    outcome: ImportOutcome::Skipped {
+                        reason: "an empty entry: no title, authors, identifiers, files or notes"
+                            .into(),
+                    },
+                    resumed: false,
+                },
                 Unit::Entry(source, entry) => ImportItem {
                     path: format!("{}#{}", source.display(), entry.label()),
                     outcome: self
