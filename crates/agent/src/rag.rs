@@ -352,30 +352,9 @@ pub async fn scored_search(
     Ok((kept, report))
 }
 
-/// Retrieves and answers.
-pub async fn answer(
-    model: &dyn ChatModel,
-    library: &Library,
-    rerank: &RerankSettings,
-    question: &str,
-    filter: &PaperFilter,
-    cancel: &CancellationToken,
-) -> Result<RagAnswer, String> {
-    let wanted = if rerank.enabled {
-        rerank.candidates.clamp(PASSAGES, 100)
-    } else {
-        PASSAGES
-    };
-    let results = library
-        .search(question, filter, wanted)
-        .await
-        .map_err(|error| format!("the library could not be searched: {error}"))?;
-    let relevant_hits: Vec<&SearchHit> = results.hits.iter().filter(|hit| relevant(hit)).collect();
-    let found = relevant_hits.len();
-    let (chosen, rerank_report, rerank_calls) =
-        passages(model, library, rerank, question, relevant_hits, cancel).await;
-    let hits: Vec<&SearchHit> = chosen.iter().map(|(hit, _)| *hit).collect();
-    let mut evidence: Vec<Evidence> = chosen
+/// The numbered evidence for the chosen passages (none cited yet).
+fn evidence_of(chosen: &[(&SearchHit, Option<Verdict>)]) -> Vec<Evidence> {
+    chosen
         .iter()
         .enumerate()
         .map(|(index, (hit, verdict))| Evidence {
@@ -394,37 +373,33 @@ pub async fn answer(
             cited: false,
             verdict: verdict.clone(),
         })
-        .collect();
-    let nothing = |evidence: Vec<Evidence>, answer: &str| RagAnswer {
-        question: question.to_string(),
-        answer: answer.to_string(),
-        answered: false,
-        removed_citations: Vec::new(),
-        claims: Vec::new(),
-        evidence,
-        mode: results.mode,
-        note: results.note.clone(),
-        model_call: None,
-        rerank: rerank_report.clone(),
-        rerank_calls: rerank_calls.clone(),
-    };
-    if evidence.is_empty() {
-        let why = if found > 0 {
-            format!(
-                "The model judged none of the {found} passages found in the library relevant to this \
-                 question (all scored below {}/10). Search the literature (search_papers) or import the \
-                 papers that cover it.",
-                rerank::CUTOFF
-            )
-        } else {
-            "The library has nothing relevant to this question. Search the literature (search_papers) \
-             or import the papers that cover it."
-                .to_string()
-        };
-        return Ok(nothing(Vec::new(), &why));
+        .collect()
+}
+
+/// Why there is no evidence: nothing found, or nothing the model judged relevant.
+fn no_evidence(found: usize) -> String {
+    if found == 0 {
+        return "The library has nothing relevant to this question. Search the literature \
+                (search_papers) or import the papers that cover it."
+            .into();
     }
+    format!(
+        "The model judged none of the {found} passages found in the library relevant to this \
+         question (all scored below {}/10). Search the literature (search_papers) or import the \
+         papers that cover it.",
+        rerank::CUTOFF
+    )
+}
+
+/// The model's answer from the numbered passages, and the call's cost.
+async fn write_answer(
+    model: &dyn ChatModel,
+    question: &str,
+    evidence: &[Evidence],
+    cancel: &CancellationToken,
+) -> Result<(String, crate::ModelCall), String> {
     let mut passages = String::new();
-    for item in &evidence {
+    for item in evidence {
         let summary = item
             .verdict
             .as_ref()
@@ -452,7 +427,8 @@ pub async fn answer(
             ChatMessage::User {
                 content: format!("Passages:\n\n{passages}Question: {question}"),
             },
-        ].into(),
+        ]
+        .into(),
         tools: Vec::new(),
         enable_thinking: false,
         model: None,
@@ -462,32 +438,70 @@ pub async fn answer(
         .stream(request, cancel.clone())
         .await
         .map_err(|error| format!("the model could not answer: {error}"))?;
-    let mut answered = None;
     while let Some(event) = stream.next().await {
         match event {
             Ok(ModelEvent::Completed(response)) => {
-                answered = Some(response);
-                break;
+                let call = crate::ModelCall {
+                    model: response.model.clone(),
+                    usage: response.usage.unwrap_or_default(),
+                    latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+                };
+                return Ok((response.text.trim().to_string(), call));
             }
             Ok(_) => {}
             Err(error) => return Err(format!("the model could not answer: {error}")),
         }
     }
-    let response = answered.ok_or("the model's answer ended early")?;
-    let model_call = Some(crate::ModelCall {
-        model: response.model.clone(),
-        usage: response.usage.unwrap_or_default(),
-        latency_ms: started.elapsed().as_secs_f64() * 1000.0,
-    });
-    let text = response.text.trim().to_string();
+    Err("the model's answer ended early".into())
+}
+
+/// Retrieves (with the model's scores when `rerank` is on) and answers.
+pub async fn answer(
+    model: &dyn ChatModel,
+    library: &Library,
+    rerank: &RerankSettings,
+    question: &str,
+    filter: &PaperFilter,
+    cancel: &CancellationToken,
+) -> Result<RagAnswer, String> {
+    let wanted = if rerank.enabled {
+        rerank.candidates.clamp(PASSAGES, 100)
+    } else {
+        PASSAGES
+    };
+    let results = library
+        .search(question, filter, wanted)
+        .await
+        .map_err(|error| format!("the library could not be searched: {error}"))?;
+    let relevant_hits: Vec<&SearchHit> = results.hits.iter().filter(|hit| relevant(hit)).collect();
+    let found = relevant_hits.len();
+    let (chosen, rerank_report, rerank_calls) =
+        passages(model, library, rerank, question, relevant_hits, cancel).await;
+    let hits: Vec<&SearchHit> = chosen.iter().map(|(hit, _)| *hit).collect();
+    let mut evidence = evidence_of(&chosen);
+    let mut answer = RagAnswer {
+        question: question.to_string(),
+        answer: String::new(),
+        answered: false,
+        removed_citations: Vec::new(),
+        claims: Vec::new(),
+        evidence: Vec::new(),
+        mode: results.mode,
+        note: results.note.clone(),
+        model_call: None,
+        rerank: rerank_report,
+        rerank_calls,
+    };
+    if evidence.is_empty() {
+        answer.answer = no_evidence(found);
+        return Ok(answer);
+    }
+    let (text, call) = write_answer(model, question, &evidence, cancel).await?;
+    answer.model_call = Some(call);
     if text.is_empty() || text.contains(NO_ANSWER) {
-        return Ok(RagAnswer {
-            model_call,
-            ..nothing(
-                evidence,
-                "The passages found in the library do not answer this question.",
-            )
-        });
+        answer.answer = "The passages found in the library do not answer this question.".into();
+        answer.evidence = evidence;
+        return Ok(answer);
     }
     let (mut text, removed) = keep_valid_citations(&text, evidence.len());
     let cited = cited_numbers(&text);
@@ -497,19 +511,12 @@ pub async fn answer(
     for item in &mut evidence {
         item.cited = cited.contains(&item.n);
     }
-    Ok(RagAnswer {
-        question: question.to_string(),
-        claims: claims(&text, &hits),
-        answer: text,
-        answered: !cited.is_empty(),
-        removed_citations: removed,
-        evidence,
-        mode: results.mode,
-        note: results.note,
-        model_call,
-        rerank: rerank_report,
-        rerank_calls,
-    })
+    answer.claims = claims(&text, &hits);
+    answer.answer = text;
+    answer.answered = !cited.is_empty();
+    answer.removed_citations = removed;
+    answer.evidence = evidence;
+    Ok(answer)
 }
 
 #[cfg(test)]
