@@ -213,7 +213,7 @@ pub async fn library_import(
             let dialog = FileDialog {
                 title: Phrase::ImportFiles,
                 file_name: None,
-                filter: Some((Phrase::Pdf, &["pdf", "bib", "json"])),
+                filter: Some((Phrase::Pdf, &["pdf", "bib", "json", "sqlite"])),
             };
             dialogs.pick_files(&window, dialog).await?
         }

@@ -14,7 +14,7 @@ pub mod key_destinations;
 mod variables;
 
 pub use files::write_settings_json;
-use files::{Layers, read_env_file, read_settings_json, source_of};
+use files::{Layers, source_of};
 pub use variables::VARIABLES;
 
 /// Why settings could not be read.
@@ -183,44 +183,7 @@ impl Settings {
         environment: HashMap<String, String>,
         cwd_env_file: Option<&Path>,
     ) -> Result<Self, SettingsError> {
-        let mut layers = Layers {
-            layers: vec![("environment".into(), environment)],
-        };
-        if let Some(path) = cwd_env_file {
-            layers
-                .layers
-                .push((path.display().to_string(), read_env_file(path)?));
-        }
-        let data_dir = match layers
-            .get("ASTERISM_DATA_DIR")
-            .filter(|(value, _)| !value.trim().is_empty())
-        {
-            Some((value, _)) => PathBuf::from(value.trim()),
-            None => default_data_dir().ok_or(SettingsError::NoDataDir)?,
-        };
-        let data_env = data_dir.join(".env");
-        layers
-            .layers
-            .push((data_env.display().to_string(), read_env_file(&data_env)?));
-        let settings_json = data_dir.join("settings.json");
-        layers.layers.push((
-            settings_json.display().to_string(),
-            read_settings_json(&settings_json)?,
-        ));
-        // Keys saved from the app: the last layer, so the environment still wins.
-        let secrets = crate::secrets::Secrets::from_env(&data_dir, &layers.layers[0].1)
-            .load()
-            .map_err(|error| SettingsError::Invalid {
-                path: data_dir.join("secrets.json"),
-                message: error.to_string(),
-            })?;
-        for (name, (value, backend)) in secrets {
-            layers.layers.push((
-                backend.describe().to_string(),
-                HashMap::from([(name, value)]),
-            ));
-        }
-
+        let (layers, data_dir) = Layers::stack(environment, cwd_env_file)?;
         let mut sources = HashMap::new();
         let mut value = |name: &'static str| -> String {
             let default = VARIABLES
@@ -259,95 +222,51 @@ impl Settings {
         let shell_read = shell_read_folders(&value("SHELL_READ"), &data_dir);
         let (workspace, workspace_problem) =
             checked_workspace(optional(value("ASTERISM_WORKSPACE")), &data_dir);
-        let embeddings_text = value("EMBEDDINGS").to_lowercase();
-        let embeddings = match embeddings_text.as_str() {
-            "" | "auto" => EmbeddingMode::Auto,
-            "local" => EmbeddingMode::Local,
-            "remote" => EmbeddingMode::Remote,
-            "none" | "off" => EmbeddingMode::None,
-            _ => {
-                return Err(SettingsError::BadValue {
-                    name: "EMBEDDINGS",
-                    expected: "auto, local, remote or none",
-                    value: embeddings_text,
-                    origin: String::new(),
-                });
-            }
-        };
-        let max_steps_text = value("ASTERISM_MAX_STEPS");
-        let max_steps = max_steps_text
-            .parse::<u32>()
-            .ok()
-            .filter(|steps| *steps > 0)
-            .ok_or(SettingsError::BadValue {
-                name: "ASTERISM_MAX_STEPS",
-                expected: "a positive whole number",
-                value: max_steps_text,
-                origin: String::new(),
-            })?;
-        let idle_text = value("LLM_IDLE_TIMEOUT_S");
-        let llm_idle_timeout = idle_text
-            .parse::<f64>()
-            .ok()
-            .filter(|seconds| seconds.is_finite() && *seconds >= 1.0)
-            .map(Duration::from_secs_f64)
-            .ok_or(SettingsError::BadValue {
-                name: "LLM_IDLE_TIMEOUT_S",
-                expected: "a number of seconds, 1 or more",
-                value: idle_text,
-                origin: String::new(),
-            })?;
-        let argument_text = value("MAX_TOOL_ARGUMENT_KB");
-        let max_argument_bytes = argument_text
-            .parse::<usize>()
-            .ok()
-            .filter(|kib| *kib > 0)
-            .map(|kib| kib.saturating_mul(1024))
-            .ok_or(SettingsError::BadValue {
-                name: "MAX_TOOL_ARGUMENT_KB",
-                expected: "a positive whole number of KiB",
-                value: argument_text,
-                origin: String::new(),
-            })?;
-        let cache_days_text = value("TARGET_CACHE_DAYS");
-        let cache_days = cache_days_text
-            .parse::<f64>()
-            .ok()
-            .filter(|days| days.is_finite() && *days >= 0.0)
-            .ok_or(SettingsError::BadValue {
-                name: "TARGET_CACHE_DAYS",
-                expected: "a number of days, 0 or more",
-                value: cache_days_text,
-                origin: String::new(),
-            })?;
-        let news_limit_text = value("NEWS_LIMIT");
-        let news_limit = news_limit_text
-            .parse::<usize>()
-            .ok()
-            .filter(|limit| *limit > 0)
-            .ok_or(SettingsError::BadValue {
-                name: "NEWS_LIMIT",
-                expected: "a positive whole number",
-                value: news_limit_text,
-                origin: String::new(),
-            })?;
+        let embeddings = embedding_mode(value("EMBEDDINGS"))?;
+        let max_steps: u32 = number(
+            "ASTERISM_MAX_STEPS",
+            value("ASTERISM_MAX_STEPS"),
+            "a positive whole number",
+            |steps| *steps > 0,
+        )?;
+        let llm_idle_timeout = Duration::from_secs_f64(number(
+            "LLM_IDLE_TIMEOUT_S",
+            value("LLM_IDLE_TIMEOUT_S"),
+            "a number of seconds, 1 or more",
+            |seconds: &f64| seconds.is_finite() && *seconds >= 1.0,
+        )?);
+        let max_argument_bytes = number(
+            "MAX_TOOL_ARGUMENT_KB",
+            value("MAX_TOOL_ARGUMENT_KB"),
+            "a positive whole number of KiB",
+            |kib: &usize| *kib > 0,
+        )?
+        .saturating_mul(1024);
+        let cache_days = number(
+            "TARGET_CACHE_DAYS",
+            value("TARGET_CACHE_DAYS"),
+            "a number of days, 0 or more",
+            |days: &f64| days.is_finite() && *days >= 0.0,
+        )?;
+        let news_limit = number(
+            "NEWS_LIMIT",
+            value("NEWS_LIMIT"),
+            "a positive whole number",
+            |limit: &usize| *limit > 0,
+        )?;
         let rerank = rerank_settings(
             value("RAG_RERANK"),
             value("RAG_CANDIDATES"),
             value("SUMMARY_MODEL"),
         )?;
-        let keep_alive_text = value("KEEP_ALIVE_S");
-        let keep_alive = keep_alive_text
-            .parse::<f64>()
-            .ok()
-            .filter(|seconds| *seconds == 0.0 || (seconds.is_finite() && *seconds >= 10.0))
-            .map(|seconds| (seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
-            .ok_or(SettingsError::BadValue {
-                name: "KEEP_ALIVE_S",
-                expected: "a number of seconds, 10 or more, or 0 to keep them loaded",
-                value: keep_alive_text,
-                origin: String::new(),
-            })?;
+        let keep_alive_seconds = number(
+            "KEEP_ALIVE_S",
+            value("KEEP_ALIVE_S"),
+            "a number of seconds, 10 or more, or 0 to keep them loaded",
+            |seconds: &f64| *seconds == 0.0 || (seconds.is_finite() && *seconds >= 10.0),
+        )?;
+        let keep_alive =
+            (keep_alive_seconds > 0.0).then(|| Duration::from_secs_f64(keep_alive_seconds));
         let split = |text: String, separator: char| -> Vec<String> {
             text.split(separator)
                 .map(|part| part.trim().to_string())
@@ -559,6 +478,41 @@ impl Settings {
     }
 }
 
+/// `text` read as a `T` that `valid` accepts, else an error naming the variable and
+/// what it takes.
+fn number<T: std::str::FromStr>(
+    name: &'static str,
+    text: String,
+    expected: &'static str,
+    valid: impl Fn(&T) -> bool,
+) -> Result<T, SettingsError> {
+    text.parse::<T>()
+        .ok()
+        .filter(|parsed| valid(parsed))
+        .ok_or(SettingsError::BadValue {
+            name,
+            expected,
+            value: text,
+            origin: String::new(),
+        })
+}
+
+/// `EMBEDDINGS`: auto (also empty), local, remote or none (off).
+fn embedding_mode(text: String) -> Result<EmbeddingMode, SettingsError> {
+    match text.to_lowercase().as_str() {
+        "" | "auto" => Ok(EmbeddingMode::Auto),
+        "local" => Ok(EmbeddingMode::Local),
+        "remote" => Ok(EmbeddingMode::Remote),
+        "none" | "off" => Ok(EmbeddingMode::None),
+        _ => Err(SettingsError::BadValue {
+            name: "EMBEDDINGS",
+            expected: "auto, local, remote or none",
+            value: text.to_lowercase(),
+            origin: String::new(),
+        }),
+    }
+}
+
 /// `RAG_RERANK` (`model` or `off`), `RAG_CANDIDATES` (passages the model reads, 8–100)
 /// and `SUMMARY_MODEL` (empty: the configured model).
 fn rerank_settings(
@@ -578,16 +532,12 @@ fn rerank_settings(
             });
         }
     };
-    let candidates = candidates
-        .parse::<usize>()
-        .ok()
-        .filter(|n| (8..=100).contains(n))
-        .ok_or(SettingsError::BadValue {
-            name: "RAG_CANDIDATES",
-            expected: "a whole number from 8 to 100",
-            value: candidates,
-            origin: String::new(),
-        })?;
+    let candidates = number(
+        "RAG_CANDIDATES",
+        candidates,
+        "a whole number from 8 to 100",
+        |n: &usize| (8..=100).contains(n),
+    )?;
     Ok(crate::rag::RerankSettings {
         enabled,
         candidates,

@@ -49,6 +49,53 @@ pub(super) struct Layers {
 }
 
 impl Layers {
+    /// Where values come from, first wins: the environment, the `.env` of the working
+    /// folder, the data folder's `.env` and `settings.json`, then the keys saved from the
+    /// app (the keyring or `secrets.json`). With the data folder they name.
+    pub(super) fn stack(
+        environment: HashMap<String, String>,
+        cwd_env_file: Option<&Path>,
+    ) -> Result<(Self, PathBuf), SettingsError> {
+        let mut layers = Layers {
+            layers: vec![("environment".into(), environment)],
+        };
+        if let Some(path) = cwd_env_file {
+            layers
+                .layers
+                .push((path.display().to_string(), read_env_file(path)?));
+        }
+        let data_dir = match layers
+            .get("ASTERISM_DATA_DIR")
+            .filter(|(value, _)| !value.trim().is_empty())
+        {
+            Some((value, _)) => PathBuf::from(value.trim()),
+            None => default_data_dir().ok_or(SettingsError::NoDataDir)?,
+        };
+        let data_env = data_dir.join(".env");
+        layers
+            .layers
+            .push((data_env.display().to_string(), read_env_file(&data_env)?));
+        let settings_json = data_dir.join("settings.json");
+        layers.layers.push((
+            settings_json.display().to_string(),
+            read_settings_json(&settings_json)?,
+        ));
+        // Keys saved from the app: the last layer, so the environment still wins.
+        let secrets = crate::secrets::Secrets::from_env(&data_dir, &layers.layers[0].1)
+            .load()
+            .map_err(|error| SettingsError::Invalid {
+                path: data_dir.join("secrets.json"),
+                message: error.to_string(),
+            })?;
+        for (name, (value, backend)) in secrets {
+            layers.layers.push((
+                backend.describe().to_string(),
+                HashMap::from([(name, value)]),
+            ));
+        }
+        Ok((layers, data_dir))
+    }
+
     /// The first non-empty value: an empty `LLM_MODEL=` copied from `.env.example` must
     /// not hide a model set in a lower layer.
     pub(super) fn get(&self, name: &str) -> Option<(String, String)> {
