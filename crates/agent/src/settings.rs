@@ -636,6 +636,39 @@ mod tests {
     }
 
     #[test]
+    fn the_model_scores_passages_unless_told_not_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().to_str().unwrap();
+        let load = |pairs: &[(&str, &str)]| {
+            let mut all = vec![("ASTERISM_DATA_DIR", data_dir)];
+            all.extend_from_slice(pairs);
+            Settings::load_from(env(&all), None)
+        };
+        let default = load(&[]).unwrap().rerank;
+        assert!(default.enabled && default.candidates == 20 && default.model.is_none());
+        let set = load(&[
+            ("RAG_RERANK", "off"),
+            ("RAG_CANDIDATES", "40"),
+            ("SUMMARY_MODEL", "qwen-turbo"),
+        ])
+        .unwrap()
+        .rerank;
+        assert!(!set.enabled);
+        assert_eq!(
+            (set.candidates, set.model.as_deref()),
+            (40, Some("qwen-turbo"))
+        );
+        for (name, bad) in [
+            ("RAG_RERANK", "maybe"),
+            ("RAG_CANDIDATES", "5"),
+            ("RAG_CANDIDATES", "500"),
+        ] {
+            let error = load(&[(name, bad)]).unwrap_err().to_string();
+            assert!(error.contains(name) && error.contains(bad), "{error}");
+        }
+    }
+
+    #[test]
     fn every_variable_is_in_env_example() {
         let example = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.env.example"),
