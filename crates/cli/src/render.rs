@@ -53,63 +53,40 @@ impl Printer {
         if !streaming_continues && matches!(*last, "Thinking" | "TextDelta") {
             let _ = writeln!(out);
         }
+        let _ = write!(out, "{}", self.text_of(event, streaming_continues));
+        let _ = out.flush();
+        if !matches!(event, AgentEvent::Usage { .. }) {
+            *last = kind;
+        }
+    }
+
+    /// What an event prints: whole lines, or a piece of a streamed answer or thought
+    /// (`continues`: the stream's earlier pieces are already out).
+    fn text_of(&self, event: &AgentEvent, continues: bool) -> String {
         match event {
             AgentEvent::RunStarted {
                 question, model, ..
-            } => {
-                let _ = writeln!(out, "{} {question}", self.paint("1", "?"));
-                let _ = writeln!(out, "{}", self.paint("2", &format!("  model {model}")));
-            }
-            AgentEvent::Thinking { delta, .. } => {
-                if self.show_thinking {
-                    if !streaming_continues {
-                        let _ = write!(out, "{}", self.paint("2", "  thinking: "));
-                    }
-                    let _ = write!(out, "{}", self.paint("2", delta));
-                } else if !streaming_continues {
-                    let _ = write!(out, "{}", self.paint("2", "  (thinking…)"));
-                }
-            }
-            AgentEvent::TextDelta { delta, .. } => {
-                let _ = write!(out, "{delta}");
-            }
-            AgentEvent::ToolCall {
-                name,
-                arguments,
-                agent_name,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{}{} {name} {arguments}",
-                    nest(agent_name),
-                    self.paint("36", "→")
-                );
-            }
-            AgentEvent::ToolProgress { message, .. } => {
-                let _ = writeln!(out, "{}", self.paint("2", &format!("  … {message}")));
-            }
-            AgentEvent::ToolResult {
-                name,
-                output,
-                is_error,
-                duration_ms,
-                agent_name,
-                ..
-            } => {
-                let mark = if *is_error {
-                    self.paint("31", "✗")
-                } else {
-                    self.paint("32", "←")
-                };
-                let nest = nest(agent_name);
-                let _ = writeln!(out, "{nest}{mark} {name} ({duration_ms:.0} ms)");
-                for line in output.lines().take(20) {
-                    let _ = writeln!(out, "{nest}    {line}");
-                }
-            }
+            } => format!(
+                "{} {question}\n{}\n",
+                self.paint("1", "?"),
+                self.paint("2", &format!("  model {model}"))
+            ),
+            AgentEvent::Thinking { delta, .. } => match (self.show_thinking, continues) {
+                (true, true) => self.paint("2", delta),
+                (true, false) => format!(
+                    "{}{}",
+                    self.paint("2", "  thinking: "),
+                    self.paint("2", delta)
+                ),
+                (false, false) => self.paint("2", "  (thinking…)"),
+                (false, true) => String::new(),
+            },
+            AgentEvent::TextDelta { delta, .. } => delta.clone(),
+            AgentEvent::ToolCall { .. }
+            | AgentEvent::ToolProgress { .. }
+            | AgentEvent::ToolResult { .. } => self.tool_text(event),
             AgentEvent::Error { message, .. } => {
-                let _ = writeln!(out, "{} {message}", self.paint("31", "error:"));
+                format!("{} {message}\n", self.paint("31", "error:"))
             }
             AgentEvent::RunFinished {
                 reason,
@@ -125,60 +102,100 @@ impl Printer {
                 };
                 let summary = format!(
                     "  {word} · {steps} step{} · {} tokens in, {} out",
-                    if *steps == 1 { "" } else { "s" },
+                    plural(*steps),
                     usage.prompt_tokens,
                     usage.completion_tokens
                 );
-                let _ = writeln!(out, "{}", self.paint("2", &summary));
+                format!("{}\n", self.paint("2", &summary))
             }
+            _ => self.side_text(event),
+        }
+    }
+
+    /// A tool's call, progress and result (nested under a subagent).
+    fn tool_text(&self, event: &AgentEvent) -> String {
+        match event {
+            AgentEvent::ToolCall {
+                name,
+                arguments,
+                agent_name,
+                ..
+            } => format!(
+                "{}{} {name} {arguments}\n",
+                nest(agent_name),
+                self.paint("36", "→")
+            ),
+            AgentEvent::ToolProgress { message, .. } => {
+                format!("{}\n", self.paint("2", &format!("  … {message}")))
+            }
+            AgentEvent::ToolResult {
+                name,
+                output,
+                is_error,
+                duration_ms,
+                agent_name,
+                ..
+            } => {
+                let mark = if *is_error {
+                    self.paint("31", "✗")
+                } else {
+                    self.paint("32", "←")
+                };
+                let nest = nest(agent_name);
+                let mut text = format!("{nest}{mark} {name} ({duration_ms:.0} ms)\n");
+                for line in output.lines().take(20) {
+                    text.push_str(&format!("{nest}    {line}\n"));
+                }
+                text
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Questions, permissions, subagents, notices and compaction.
+    fn side_text(&self, event: &AgentEvent) -> String {
+        match event {
             AgentEvent::PermissionRequest { tool, reason, .. } => {
-                let _ = writeln!(out, "{} {tool}: {reason}", self.paint("33", "permission?"));
+                format!("{} {tool}: {reason}\n", self.paint("33", "permission?"))
             }
             AgentEvent::AskUser { question, .. } => {
-                let _ = writeln!(out, "{} {question}", self.paint("33", "question:"));
+                format!("{} {question}\n", self.paint("33", "question:"))
             }
             AgentEvent::SubagentStarted {
                 agent_name, task, ..
-            } => {
-                let _ = writeln!(out, "{} {agent_name}: {task}", self.paint("35", "▸"));
-            }
+            } => format!("{} {agent_name}: {task}\n", self.paint("35", "▸")),
             AgentEvent::SubagentFinished {
                 agent_name, steps, ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{} {agent_name} finished after {steps} step{}",
-                    self.paint("35", "◂"),
-                    if *steps == 1 { "" } else { "s" }
-                );
-            }
+            } => format!(
+                "{} {agent_name} finished after {steps} step{}\n",
+                self.paint("35", "◂"),
+                plural(*steps)
+            ),
             AgentEvent::Notice { message, .. } => {
-                let _ = writeln!(out, "{}", self.paint("33", &format!("  note: {message}")));
+                format!("{}\n", self.paint("33", &format!("  note: {message}")))
             }
             AgentEvent::Compacted {
                 kind,
                 tokens_before,
                 tokens_after,
                 ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    self.paint(
-                        "2",
-                        &format!(
-                            "  context compacted ({kind}): {tokens_before} → {tokens_after} tokens"
-                        )
+            } => format!(
+                "{}\n",
+                self.paint(
+                    "2",
+                    &format!(
+                        "  context compacted ({kind}): {tokens_before} → {tokens_after} tokens"
                     )
-                );
-            }
-            AgentEvent::Usage { .. } | AgentEvent::TodoUpdated { .. } => {}
-        }
-        let _ = out.flush();
-        if !matches!(event, AgentEvent::Usage { .. }) {
-            *last = kind;
+                )
+            ),
+            _ => String::new(),
         }
     }
+}
+
+/// "s" unless one.
+fn plural(count: i32) -> &'static str {
+    if count == 1 { "" } else { "s" }
 }
 
 /// The indent of a subagent's lines under its start marker.
