@@ -296,7 +296,7 @@ await scenario("Chinese UI and dark theme", async (page) => {
   await page.getByTestId("toggle-language").click();
   await page.getByTestId("send-button").getByText("发送").waitFor();
   await page.getByTestId("nav-library").click();
-  await page.getByText("导入 PDF…").waitFor();
+  await page.getByText("导入 PDF 或文献库…").waitFor();
   await page.getByTestId("toggle-theme").click();
   assert((await page.evaluate(() => document.documentElement.dataset.theme)) === "dark", "dark theme");
   const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
