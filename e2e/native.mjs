@@ -785,6 +785,17 @@ await scenario("ADS libraries: list, pull one into a collection, push a collecti
   const libraries = await invoke("ads_libraries", {});
   const made = libraries.ok?.find((library) => library.name === "Reading for the group");
   assert(made?.numDocuments === 8, `ADS holds the pushed library: ${JSON.stringify(libraries)}`);
+  // Removing papers from an ADS library others may share is confirmed natively: a page
+  // script alone cannot do it (no answer queued: refused; declined: refused).
+  const args = { collection: "Group reading", to: "Reading for the group", create: false, removeMissing: true };
+  const unanswered = await invoke("ads_push", args);
+  assert(String(unanswered.error?.message).includes("no answer is queued"), `unanswered: ${JSON.stringify(unanswered)}`);
+  queueDialog(false);
+  const declined = await invoke("ads_push", args);
+  assert(declined.error?.message?.includes("not confirmed") && dialogsAnswered(), `declined: ${JSON.stringify(declined)}`);
+  const after = await invoke("ads_libraries", {});
+  const still = after.ok?.find((library) => library.name === "Reading for the group");
+  assert(still?.numDocuments === 8, `nothing removed: ${JSON.stringify(after)}`);
   assert(!(await script(`return !!document.querySelector('[data-testid="error-toast"]')`)), "no error shown");
 });
 

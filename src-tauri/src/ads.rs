@@ -9,6 +9,7 @@ use specta::Type;
 use tauri::State;
 use tauri::ipc::Channel;
 
+use crate::dialogs::{Dialogs, Phrase, UiLanguage};
 use crate::error::{AppError, AppErrorKind};
 use crate::state::AppState;
 
@@ -76,15 +77,43 @@ pub async fn ads_pull(
 }
 
 /// Pushes a collection's papers with a bibcode to the ADS library `to` (name or id).
+/// Removing what the collection lacks changes a library others may share: a native box
+/// asks first, so a page script alone can never empty one.
 #[tauri::command]
 #[specta::specta]
 pub async fn ads_push(
+    window: tauri::WebviewWindow,
     state: State<'_, AppState>,
+    dialogs: State<'_, Dialogs>,
     collection: String,
     to: String,
     create: bool,
     remove_missing: bool,
 ) -> Result<AdsPushReport, AppError> {
+    if remove_missing {
+        let question = match dialogs.language() {
+            UiLanguage::En => format!(
+                "Remove from the ADS library {to:?} every paper the collection {collection:?} lacks? Collaborators sharing it lose them too."
+            ),
+            UiLanguage::Zh => format!(
+                "从 ADS 文献库 {to:?} 中移除收藏夹 {collection:?} 没有的所有论文？共享该文献库的合作者也会失去它们。"
+            ),
+        };
+        let confirmed = dialogs
+            .confirm(
+                &window,
+                Phrase::ConfirmRemoveTitle,
+                question,
+                Phrase::Remove,
+            )
+            .await?;
+        if !confirmed {
+            return Err(AppError::new(
+                AppErrorKind::InvalidInput,
+                "Not pushed: removing papers from the ADS library was not confirmed.",
+            ));
+        }
+    }
     let options = PushOptions {
         create,
         remove_missing,

@@ -60,6 +60,8 @@ pub enum Phrase {
     Allow,
     ConfirmSettingsTitle,
     Save,
+    ConfirmRemoveTitle,
+    Remove,
     Cancel,
 }
 
@@ -91,6 +93,10 @@ impl Phrase {
             (Import, Zh) => "导入",
             (ConfirmKeyTitle, En) => "Send your API key to a new address?",
             (ConfirmKeyTitle, Zh) => "将 API 密钥发送到新地址？",
+            (ConfirmRemoveTitle, En) => "Remove papers from an ADS library?",
+            (ConfirmRemoveTitle, Zh) => "从 ADS 文献库移除论文？",
+            (Remove, En) => "Push and remove",
+            (Remove, Zh) => "推送并移除",
             (SaveAndSend, En) => "Save and send",
             (SaveAndSend, Zh) => "保存并发送",
             (OpenLinkTitle, En) => "Open this link in your browser?",

@@ -101,7 +101,11 @@ export const commands = {
 	adsLibraries: () => typedError<AdsLibrary[], AppError>(__TAURI_INVOKE("ads_libraries")),
 	/**  Pulls the ADS library `library` (name or id) into the collection named after it. */
 	adsPull: (library: string, download: boolean, onProgress: Channel<AdsPullProgress>) => typedError<AdsPulled_Serialize, AppError>(__TAURI_INVOKE("ads_pull", { library, download, onProgress })),
-	/**  Pushes a collection's papers with a bibcode to the ADS library `to` (name or id). */
+	/**
+	 *  Pushes a collection's papers with a bibcode to the ADS library `to` (name or id).
+	 *  Removing what the collection lacks changes a library others may share: a native box
+	 *  asks first, so a page script alone can never empty one.
+	 */
 	adsPush: (collection: string, to: string, create: boolean, removeMissing: boolean) => typedError<AdsPushReport, AppError>(__TAURI_INVOKE("ads_push", { collection, to, create, removeMissing })),
 	/**
 	 *  Asks where to save (a native save dialog) and writes BibTeX for the whole library or
