@@ -13,11 +13,16 @@
 //! time it doubles; meanwhile new vectors join the cell of their nearest centre.
 //!
 //! The cells are saved next to the database (`vectors.cells`) after each indexing run,
-//! and read back on first use, so a restart does not rebuild them. On first use (and
+//! and read back on first use, so a restart does not rebuild them. Their codes are not
+//! read onto the heap but memory-mapped from that file ([`codes`]), so every process
+//! reading a library shares one copy that the kernel may evict, and a search reads from
+//! disk only the cells it looks at; a cell that changes is copied to the heap until the
+//! next save maps it again. On first use (and
 //! after deletions) they are reconciled with the store: vectors of deleted chunks leave
 //! them, stored vectors they lack (an indexing run that stopped before saving) are added.
 
 mod cells;
+mod codes;
 mod file;
 
 use std::collections::HashSet;
@@ -125,6 +130,18 @@ impl VectorIndex {
             .ok()
             .and_then(|state| state.cells.as_ref().map(Cells::bytes_per_vector))
             .unwrap_or((0, 0))
+    }
+
+    /// How many cells hold their codes on the heap rather than in the saved file.
+    pub fn cells_on_heap(&self) -> usize {
+        self.inner
+            .read()
+            .ok()
+            .and_then(|state| {
+                let cells = state.cells.as_ref()?;
+                Some(cells.cells.iter().filter(|c| !c.codes.is_saved()).count())
+            })
+            .unwrap_or(0)
     }
 
     /// How many cells there are.
@@ -315,6 +332,11 @@ impl VectorIndex {
                 Ok(()) => {
                     state.unsaved = false;
                     forget_graph_files(path);
+                    // The codes just written, from the file: the heap's copy goes.
+                    if let Some(saved) = file::read(path) {
+                        state.cells = Some(saved);
+                        state.changes += 1;
+                    }
                 }
                 Err(error) => tracing::warn!(%error, "could not save the vector index"),
             }
@@ -504,6 +526,55 @@ mod tests {
         for ((_, v), before) in probe.iter().zip(&answers) {
             assert_eq!(&reopened.search(v, 10, None), before);
         }
+        // Read back, the codes stay in the file: the heap holds ids, scales and the map.
+        assert_eq!(reopened.cells_on_heap(), 0);
+        let (_, allocated) = reopened.bytes_per_vector();
+        assert!(
+            allocated < DIMENSIONS / 2,
+            "{allocated} heap bytes a vector"
+        );
+        // A new vector copies the one cell it joins; the next save maps it again.
+        let newcomer = (10_000_000, unit(7));
+        reopened.add(std::slice::from_ref(&newcomer));
+        assert_eq!(reopened.cells_on_heap(), 1);
+        assert_eq!(reopened.search(&newcomer.1, 1, None)[0].0, newcomer.0);
+        reopened.save();
+        assert_eq!(reopened.cells_on_heap(), 0);
+        assert_eq!(reopened.search(&newcomer.1, 1, None)[0].0, newcomer.0);
+    }
+
+    /// Another process saving the library's index replaces the file: a process that
+    /// mapped the earlier one still reads what it mapped, and reads the new one next time.
+    #[test]
+    fn a_file_replaced_under_a_mapping_is_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.cells");
+        let vectors = corpus(400);
+        let writer = VectorIndex::persisted_at(&path);
+        writer.load_saved();
+        writer.add(&vectors[..300]);
+        writer.save();
+        let reader = VectorIndex::persisted_at(&path);
+        assert!(reader.load_saved());
+        assert_eq!(reader.cells_on_heap(), 0);
+        let before: Vec<Vec<(i64, f64)>> = vectors[..300]
+            .iter()
+            .step_by(37)
+            .map(|(_, v)| reader.search(v, 5, None))
+            .collect();
+        writer.add(&vectors[300..]);
+        writer.save();
+        let after: Vec<Vec<(i64, f64)>> = vectors[..300]
+            .iter()
+            .step_by(37)
+            .map(|(_, v)| reader.search(v, 5, None))
+            .collect();
+        assert_eq!(before, after, "the mapping still holds the first file");
+        assert_eq!(reader.len(), 300);
+        let next = VectorIndex::persisted_at(&path);
+        assert!(next.load_saved());
+        assert_eq!(next.len(), 400);
+        assert_eq!(next.search(&vectors[350].1, 1, None)[0].0, vectors[350].0);
     }
 
     /// A file cut short, with a byte changed in its header, or claiming more than it

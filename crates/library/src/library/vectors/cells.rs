@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use nalgebra::{DMatrix, DVector};
 use simsimd::SpatialSimilarity;
 
+use super::codes::Codes;
 use super::{DIMENSIONS, cosine};
 
 /// Below this many vectors there is one cell: every code is scored (exactly).
@@ -55,7 +56,7 @@ pub fn encode(vector: &[f32]) -> (Vec<i8>, f32) {
 pub struct Cell {
     pub ids: Vec<i64>,
     pub scales: Vec<f32>,
-    pub codes: Vec<i8>,
+    pub codes: Codes,
 }
 
 impl Cell {
@@ -66,7 +67,7 @@ impl Cell {
     fn push(&mut self, id: i64, code: &[i8], scale: f32) {
         self.ids.push(id);
         self.scales.push(scale);
-        self.codes.extend_from_slice(code);
+        self.codes.owned().extend_from_slice(code);
     }
 
     /// Removes `slot` by moving the last entry into it; the id moved, if any.
@@ -75,10 +76,10 @@ impl Cell {
         self.ids.swap_remove(slot);
         self.scales.swap_remove(slot);
         if slot != last {
-            let (head, tail) = self.codes.split_at_mut(last * DIMENSIONS);
+            let (head, tail) = self.codes.owned().split_at_mut(last * DIMENSIONS);
             head[slot * DIMENSIONS..(slot + 1) * DIMENSIONS].copy_from_slice(&tail[..DIMENSIONS]);
         }
-        self.codes.truncate(last * DIMENSIONS);
+        self.codes.owned().truncate(last * DIMENSIONS);
         (slot != last).then(|| self.ids[slot])
     }
 
@@ -271,7 +272,7 @@ impl Cells {
         let allocated: usize = self
             .cells
             .iter()
-            .map(|c| c.codes.capacity() + c.scales.capacity() * 4 + c.ids.capacity() * 8)
+            .map(|c| c.codes.heap_bytes() + c.scales.capacity() * 4 + c.ids.capacity() * 8)
             .sum::<usize>()
             + self.slots.capacity() * entry
             + centres;
