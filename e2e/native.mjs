@@ -9,7 +9,8 @@
 // answer; replay the session from the database; export its bundle and import it back;
 // answer an ask_user card; grant a permission; import a PDF and see it in the library
 // (and a path the page names without the user's confirmation refused); the metrics and
-// audit panels; settings with the key masked and the workspace folder; the UI in
+// audit panels; a cited figure beside its caption, in a search hit and in the PDF
+// viewer's list; settings with the key masked and the workspace folder; the UI in
 // Chinese; a 10,000-event replay. Native dialogs cannot be clicked through WebDriver,
 // so the app runs with the test hook ASTERISM_E2E_DIALOG_ANSWERS (src-tauri/src/dialogs.rs):
 // each dialog takes the next line of a file this test writes. Measures cold
@@ -159,6 +160,9 @@ start("WebKitWebDriver", [`--port=${driverPort}`], {
   // The local model when there is one (the packages bundle it), let go after 10 s
   // unused so the journey can see the memory come back.
   KEEP_ALIVE_S: "10",
+  // rag_search without the model's relevance scoring: the scripted model's turns are the
+  // agent's and the answer's only.
+  RAG_RERANK: "off",
   ASTERISM_KEYRING: "off",
   ASTERISM_E2E_DIALOG_ANSWERS: dialogAnswers,
   // The webview's own storage (the language and theme choices) starts empty each run, so a
@@ -561,6 +565,44 @@ await scenario("import a PDF and see it in the library", async () => {
 });
 
 await script(`document.querySelector('.pdf-header button')?.click()`).catch(() => {});
+
+/** The figure image under `css`, once drawn: [width, height, label], else null. */
+const drawnFigure = (css) => script(`const img = document.querySelector(arguments[0]);
+  return img && img.complete && img.naturalWidth > 0 ? [img.naturalWidth, img.naturalHeight, img.alt] : null`, [css]);
+
+await scenario("a figure beside its caption: cited in an answer, found by a search, listed in the PDF viewer", async () => {
+  // The agent's rag_search cites celerite's Figure 1 caption: the figure, cut from the
+  // stored PDF by the figure:// scheme, is shown beside the source.
+  await askInNewSession("What does Figure 1 of celerite show?");
+  const cited = await waitFor("the cited caption's figure", () =>
+    drawnFigure('[data-testid="rag-source"] [data-testid="caption-figure"] img'), 60000);
+  assert(cited[2] === "Figure 1" && cited[0] > 300 && cited[1] > 200, `the cited figure: ${JSON.stringify(cited)}`);
+  await script(`document.querySelector('[data-testid="caption-figure"]').scrollIntoView({ block: "center" })`);
+  await screenshot("cited-figure.png");
+
+  // A passage search that finds the caption shows the same figure.
+  await click('[data-testid="nav-library"]');
+  await type('[data-testid="library-search"]', "pictorial representation sparse extended matrix");
+  await click('[data-testid="library-search-passages"]');
+  const found = await waitFor("the caption hit's figure", () =>
+    drawnFigure('[data-testid="passage-hit"] [data-testid="caption-figure"] img'), 30000);
+  assert(found[2] === "Figure 1", `the hit's figure: ${JSON.stringify(found)}`);
+  await screenshot("search-figure.png");
+
+  // The PDF viewer lists the paper's figures; choosing one outlines it on its page.
+  await script(`document.querySelector('[data-testid="library-row"] td').click()`);
+  await click('[data-testid="open-pdf"]');
+  const options = await waitFor("the figure list", () => script(`const select = document.querySelector('[data-testid="pdf-figures"]');
+    return select ? [...select.options].map((o) => o.textContent) : null`), 30000);
+  assert(options.length === 14 && options[1].startsWith("Figure 1 · p. 9"), `figures: ${JSON.stringify(options)}`);
+  await script(`const select = document.querySelector('[data-testid="pdf-figures"]');
+    Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set.call(select, "0");
+    select.dispatchEvent(new Event("change", { bubbles: true }));`);
+  await waitFor("the outlined figure on its page, drawn", () => script(`const page = document.querySelector('.pdf-page[data-page="9"]');
+    return !!page?.querySelector('[data-testid="figure-outline"]') && !!page.querySelector("canvas")`), 30000);
+  await screenshot("pdf-figure.png");
+  await click('.pdf-header button.secondary');
+});
 
 await scenario("metrics and audit log show this session's numbers", async () => {
   await click('[data-testid="nav-metrics"]');

@@ -49,6 +49,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         library::library_list,
         library::library_paper,
         library::library_delete,
+        library::library_figures,
         library::library_collections,
         library::library_collect,
         library::library_search,
@@ -90,13 +91,30 @@ async fn pdf_response(app: &tauri::AppHandle, path: &str) -> tauri::http::Respon
         Some(state) => library::pdf_bytes(&state, paper_id).await,
         None => Err(AppError::new(AppErrorKind::Internal, "not started")),
     };
+    file_response(result, "application/pdf")
+}
+
+/// Answers `figure://localhost/{paper_id}/{label}` with the figure or table rendered as
+/// a PNG (the label as the caption passage names it, URL-encoded).
+async fn figure_response(app: &tauri::AppHandle, path: &str) -> tauri::http::Response<Vec<u8>> {
+    let result = match app.try_state::<state::AppState>() {
+        Some(state) => library::figure_png(&state, path).await,
+        None => Err(AppError::new(AppErrorKind::Internal, "not started")),
+    };
+    file_response(result, "image/png")
+}
+
+fn file_response(
+    result: Result<Vec<u8>, AppError>,
+    kind: &'static str,
+) -> tauri::http::Response<Vec<u8>> {
     let (status, kind, body) = match result {
-        Ok(bytes) => (200, "application/pdf", bytes),
+        Ok(bytes) => (200, kind, bytes),
         Err(error) => {
-            let status = if error.kind == AppErrorKind::NotFound {
-                404
-            } else {
-                500
+            let status = match error.kind {
+                AppErrorKind::NotFound => 404,
+                AppErrorKind::InvalidInput => 400,
+                _ => 500,
             };
             (status, "text/plain", error.message.into_bytes())
         }
@@ -142,6 +160,12 @@ pub fn run() {
             let app = context.app_handle().clone();
             tauri::async_runtime::spawn(async move {
                 responder.respond(pdf_response(&app, request.uri().path()).await);
+            });
+        })
+        .register_asynchronous_uri_scheme_protocol("figure", |context, request, responder| {
+            let app = context.app_handle().clone();
+            tauri::async_runtime::spawn(async move {
+                responder.respond(figure_response(&app, request.uri().path()).await);
             });
         })
         .setup(move |app| {

@@ -414,6 +414,46 @@ pub async fn pdf_bytes(state: &AppState, paper_id: &str) -> Result<Vec<u8>, AppE
     })
 }
 
+/// A library paper's figures and tables, where they are on their pages (found in its
+/// PDF now, and kept, when it was parsed before regions were).
+#[tauri::command]
+#[specta::specta]
+pub async fn library_figures(
+    state: State<'_, AppState>,
+    paper_id: String,
+) -> Result<Vec<asterism_store::StoredFigure>, AppError> {
+    let store = &state.engine().services.store;
+    asterism_library::library::figures::figures(store, &paper_id)
+        .await
+        .map_err(figure_error)
+}
+
+/// The figure or table `{paper_id}/{label}` (URL-encoded as a whole, as the webview's
+/// `convertFileSrc` does) of a library paper, rendered as a PNG from its stored PDF.
+pub async fn figure_png(state: &AppState, path: &str) -> Result<Vec<u8>, AppError> {
+    use asterism_library::library::figures;
+    let path = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    let (paper_id, label) = path
+        .trim_start_matches('/')
+        .split_once('/')
+        .ok_or_else(|| AppError::new(AppErrorKind::InvalidInput, "figure://{paper}/{label}"))?;
+    let store = &state.engine().services.store;
+    figures::figure_png(store, paper_id, label, figures::DEFAULT_DPI)
+        .await
+        .map(|(_, png)| png)
+        .map_err(figure_error)
+}
+
+fn figure_error(error: asterism_library::library::figures::FigureError) -> AppError {
+    use asterism_library::library::figures::FigureError;
+    let kind = match &error {
+        FigureError::BadLabel(_) => AppErrorKind::InvalidInput,
+        FigureError::NotFound { .. } | FigureError::NoPdf => AppErrorKind::NotFound,
+        _ => AppErrorKind::Storage,
+    };
+    AppError::new(kind, error.to_string())
+}
+
 /// Deletes a paper, its passages, vectors and stored files; notes are kept (labelled
 /// with the paper's title) unless `delete_notes`.
 #[tauri::command]

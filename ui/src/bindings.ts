@@ -77,6 +77,11 @@ export const commands = {
 	 *  with the paper's title) unless `delete_notes`.
 	 */
 	libraryDelete: (paperId: string, deleteNotes: boolean) => typedError<boolean, AppError>(__TAURI_INVOKE("library_delete", { paperId, deleteNotes })),
+	/**
+	 *  A library paper's figures and tables, where they are on their pages (found in its
+	 *  PDF now, and kept, when it was parsed before regions were).
+	 */
+	libraryFigures: (paperId: string) => typedError<StoredFigure[], AppError>(__TAURI_INVOKE("library_figures", { paperId })),
 	libraryCollections: () => typedError<CollectionInfo[], AppError>(__TAURI_INVOKE("library_collections")),
 	/**  Adds a paper to a collection (created on first use). */
 	libraryCollect: (paperId: string, collection: string) => typedError<null, AppError>(__TAURI_INVOKE("library_collect", { paperId, collection })),
@@ -1635,6 +1640,25 @@ export type SettingsView_Serialize = {
 	workspace: string | null,
 	/**  Why the configured workspace is not used (`/`, the home folder, missing). */
 	workspaceProblem: string | null,
+};
+
+/**
+ *  A figure or table: its page and boxes in PDF points from the page's bottom left,
+ *  `[left, bottom, right, top]`.
+ */
+export type StoredFigure = {
+	paperId: string,
+	/**  "Figure 3", "Table 1": the caption passage's section. */
+	label: string,
+	/**  `figure` or `table`. */
+	kind: string,
+	/**  1-based. */
+	page: number | null,
+	pageWidth: number | null,
+	pageHeight: number | null,
+	/**  The figure's graphics or the table's rows. */
+	region: [(number | null), (number | null), (number | null), (number | null)],
+	caption: [(number | null), (number | null), (number | null), (number | null)],
 };
 
 /**  A sky object and whether the answer came from the local cache. */

@@ -1,10 +1,11 @@
-//! `asterism papers search|get|download|parse|content|bibtex`: the literature services
+//! `asterism papers search|get|download|parse|content|figure|bibtex`: the literature services
 //! and the paper library from the terminal.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use asterism_agent::{Services, Settings, bootstrap};
+use asterism_library::library::figures;
 use asterism_library::papers::bibtex;
 use asterism_library::papers::graph::Link;
 use asterism_library::parse;
@@ -80,6 +81,20 @@ pub enum PapersCommand {
         id: String,
         #[arg(long, default_value_t = 20)]
         limit: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A library paper's figures and tables: listed, or one rendered as a PNG
+    /// (`papers figure ID 3 --out fig3.png`; "Table 2" for a table).
+    Figure {
+        id: String,
+        /// 3, "Figure 3", "Table 2"; none lists them.
+        label: Option<String>,
+        /// Where to write the PNG (default: figure-3.png, table-2.png here).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value_t = asterism_library::library::figures::DEFAULT_DPI)]
+        dpi: f32,
         #[arg(long)]
         json: bool,
     },
@@ -212,6 +227,16 @@ pub async fn run(settings: &Settings, command: PapersCommand) -> anyhow::Result<
             json,
         } => content(services, &id, pages, section, json).await,
         PapersCommand::Bibtex { ids, json } => bibtex_entries(services, &ids, json).await,
+        PapersCommand::Figure {
+            id,
+            label,
+            out,
+            dpi,
+            json,
+        } => match label {
+            Some(label) => figure(services, &id, &label, out, dpi, json).await,
+            None => list_figures(services, &id, json).await,
+        },
         PapersCommand::Citations { id, limit, json } => {
             neighbours(services, &id, Link::Citations, limit, json).await
         }
@@ -490,4 +515,91 @@ async fn bibtex_entries(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `papers figure ID`: the paper's figures and tables, where they are.
+async fn list_figures(services: &Services, id: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let (paper_id, paper) = match services.papers.resolve(id).await {
+        Ok(found) => found,
+        Err(error) => return fail(error),
+    };
+    let found = match figures::figures(&services.store, &paper_id).await {
+        Ok(found) => found,
+        Err(error) => return fail(error),
+    };
+    if json {
+        let rows: Vec<serde_json::Value> = found.iter().map(figure_json).collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for figure in &found {
+        let [left, bottom, right, top] = figure.region;
+        println!(
+            "{:<10} p. {:<3} {:.0} x {:.0} pt",
+            figure.label,
+            figure.page,
+            right - left,
+            top - bottom
+        );
+    }
+    eprintln!("{} figures and tables in \"{}\"", found.len(), paper.title);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn figure_json(figure: &asterism_store::StoredFigure) -> serde_json::Value {
+    serde_json::json!({
+        "label": figure.label,
+        "kind": figure.kind,
+        "page": figure.page,
+        "region": figure.region,
+        "caption": figure.caption,
+        "pageSize": [figure.page_width, figure.page_height],
+    })
+}
+
+/// `papers figure ID LABEL`: the figure (or table) rendered as a PNG file.
+async fn figure(
+    services: &Services,
+    id: &str,
+    label: &str,
+    out: Option<PathBuf>,
+    dpi: f32,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let (paper_id, _) = match services.papers.resolve(id).await {
+        Ok(found) => found,
+        Err(error) => return fail(error),
+    };
+    let (figure, png) = match figures::figure_png(
+        &services.store,
+        &paper_id,
+        label,
+        dpi.clamp(36.0, 600.0),
+    )
+    .await
+    {
+        Ok(rendered) => rendered,
+        Err(error) => return fail(error),
+    };
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "{}.png",
+            figure.label.to_lowercase().replace(' ', "-")
+        ))
+    });
+    std::fs::write(&out, &png)?;
+    if json {
+        let mut row = figure_json(&figure);
+        row["path"] = out.display().to_string().into();
+        row["bytes"] = png.len().into();
+        println!("{}", serde_json::to_string_pretty(&row)?);
+    } else {
+        println!(
+            "{} (p. {}) written to {}",
+            figure.label,
+            figure.page,
+            out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,9 @@
 //! hybrid retrieval. [`Library`] ties them to one database.
 
 pub mod ads_sync;
-mod chunk;
+pub(crate) mod chunk;
 pub mod embed;
+pub mod figures;
 pub mod fingerprint;
 pub mod foreign;
 pub mod identifiers;

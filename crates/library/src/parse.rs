@@ -3,6 +3,7 @@
 //! markers and recovered section headings; clean-ups every extractor needs.
 
 mod cleanup;
+mod figures;
 mod html;
 mod layout;
 mod paper;
@@ -10,6 +11,7 @@ mod pdf;
 mod placed;
 
 pub use cleanup::clean_text;
+pub use figures::{FigureRegion, PageContent, Rect, TextRun, find_regions};
 pub use html::{HtmlParseError, latexml_to_markdown};
 pub use layout::{
     Section, page_marker, pages_to_markdown, sections_of, select_pages, select_section,
@@ -19,5 +21,6 @@ pub use paper::{
     parse_pdf_bytes, select_content,
 };
 pub use pdf::{
-    PdfEngine, PdfError, PdfInfo, PdfText, extract_pdf, extract_pdf_with, pdf_engine_report,
+    PdfEngine, PdfError, PdfInfo, PdfText, extract_pdf, extract_pdf_with, figure_regions,
+    pdf_engine_report, render_region,
 };

@@ -8,6 +8,7 @@ mod suite {
     mod arxiv;
     mod atom_properties;
     mod download;
+    mod figures;
     mod identify;
     mod library;
     mod metadata;

@@ -10,7 +10,7 @@ use sqlx::Row;
 
 use crate::library::{NewChunk, replace_chunks_on};
 use crate::papers::{PaperFile, PaperText, save_paper_text_on, set_status_on, upsert_paper_on};
-use crate::{Result, Store};
+use crate::{Result, Store, StoredFigure};
 
 /// A stored file and whether its paper's passages are still to be committed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,11 +88,13 @@ impl Store {
 
     /// Commits a paper's text and passages, ends the pending mark of its files and sets
     /// its status, all at once. `text: None`: nothing can be searched (an encrypted or
-    /// scanned PDF); the import is still over. Returns the passage count.
+    /// scanned PDF); the import is still over. `figures`, when given, replace the
+    /// paper's figure and table regions. Returns the passage count.
     pub async fn commit_import(
         &self,
         paper_id: &str,
         text: Option<(&PaperText, &[NewChunk])>,
+        figures: Option<&[StoredFigure]>,
         status: &str,
     ) -> Result<usize> {
         let mut tx = self.pool.begin().await?;
@@ -100,6 +102,9 @@ impl Store {
         if let Some((text, chunks)) = text {
             save_paper_text_on(&mut tx, text).await?;
             count = replace_chunks_on(&mut tx, paper_id, chunks).await?;
+        }
+        if let Some(figures) = figures {
+            crate::figures::replace_figures_on(&mut tx, paper_id, figures).await?;
         }
         sqlx::query("UPDATE paper_files SET pending = 0 WHERE paper_id = ? AND pending = 1")
             .bind(paper_id)

@@ -5,6 +5,7 @@
 
 mod ads_pulls;
 mod audit;
+mod figures;
 mod imports;
 mod leases;
 mod library;
@@ -32,6 +33,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 pub use ads_pulls::{AdsPull, AdsPullApplied, AdsPullPlan};
 pub use audit::AuditRow;
+pub use figures::StoredFigure;
 pub use imports::PendingFile;
 pub use leases::{LeaseHolder, LeaseOutcome};
 pub use library::{

@@ -100,6 +100,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rerank_cache",
         include_str!("../../../migrations/0020_rerank_cache.sql"),
     ),
+    (
+        21,
+        "figures",
+        include_str!("../../../migrations/0021_figures.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

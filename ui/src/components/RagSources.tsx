@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import type { JsonValue } from "../bindings";
 import { PaperLinks } from "../links/Links";
+import { FigureImage, isCaption } from "./FigureImage";
 
 /** A passage a rag_search answer cites (the fields of `Evidence` the card shows). */
 export type Source = {
@@ -70,6 +71,7 @@ export function RagSources({ sources }: { sources: Source[] }) {
             {source.page !== null && <span className="muted"> · {t("library.page", { page: source.page })}</span>}
             {source.section && <span className="muted"> · §{source.section}</span>}{" "}
             <PaperLinks ids={source} file={{ paperId: source.paperId }} />
+            {isCaption(source.section) && <FigureImage paperId={source.paperId} label={source.section} />}
             {source.verdict && (
               <p className="muted source-verdict" data-testid="rag-source-verdict">
                 {t("links.relevance", { score: source.verdict.score })} {source.verdict.summary}

@@ -16,6 +16,7 @@ import {
 } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
 import { FileActions, PaperLinks } from "../links/Links";
+import { FigureImage, isCaption } from "../components/FigureImage";
 import type { LibraryRequest } from "../app/navigation";
 import { ImportProgress, type ImportProgressState } from "./ImportProgress";
 import { ImportResults, noteworthy } from "./ImportResults";
@@ -328,6 +329,7 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
                         </span>
                       </button>
                       <PaperLinks ids={papers.find((paper) => paper.id === hit.paperId) ?? {}} file={{ paperId: hit.paperId }} />
+                      {isCaption(hit.section) && <FigureImage paperId={hit.paperId} label={hit.section} />}
                     </div>
                   ))}
                 </div>

@@ -4,7 +4,7 @@ import workerUrl from "pdfjs-dist/legacy/build/pdf.worker.min.mjs?url";
 import "pdfjs-dist/web/pdf_viewer.css";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands, type Note, type NoteRect } from "../bindings";
+import { commands, type Note, type NoteRect, type StoredFigure } from "../bindings";
 import { call, describeError, useToasts } from "../app/toasts";
 
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
@@ -66,6 +66,37 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
   const [error, setError] = useState<string | null>(null);
   const [selection, setSelection] = useState<Selection | null>(null);
   const [comment, setComment] = useState("");
+  const [figures, setFigures] = useState<StoredFigure[]>([]);
+
+  // The paper's figures and tables (found when it was parsed), for the header's list.
+  useEffect(() => {
+    let cancelled = false;
+    setFigures([]);
+    call(commands.libraryFigures(paperId))
+      .then((found) => !cancelled && setFigures(found))
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [paperId]);
+
+  /** Scrolls to a figure's page and outlines the figure there. */
+  const showFigure = (figure: StoredFigure) => {
+    const container = pagesRef.current;
+    const pageEl = container?.querySelector<HTMLElement>(`.pdf-page[data-page="${figure.page}"]`);
+    if (!container || !pageEl) return;
+    container.querySelectorAll(".figure-outline").forEach((el) => el.remove());
+    const [left, bottom, right, top] = figure.region.map((value) => value ?? 0) as [number, number, number, number];
+    const outline = document.createElement("div");
+    outline.className = "figure-outline";
+    outline.dataset.testid = "figure-outline";
+    outline.title = figure.label;
+    for (const [key, value] of [["left", left], ["top", (figure.pageHeight ?? 0) - top], ["width", right - left], ["height", top - bottom]] as const) {
+      outline.style.setProperty(key, `${value * SCALE}px`);
+    }
+    pageEl.append(outline);
+    outline.scrollIntoView({ block: "center" });
+  };
 
   // Every page gets its place at once; a page is drawn (canvas and text layer) when it
   // comes near the view and dropped again when it is far away, so a 300-page thesis
@@ -192,6 +223,24 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
         <strong className="ellipsis">{title}</strong>
         <span className="muted">{t("pdf.pages", { count: pages })}</span>
         <span className="muted">{t("pdf.hint")}</span>
+        {figures.length > 0 && (
+          <select
+            data-testid="pdf-figures"
+            aria-label={t("pdf.figures", { count: figures.length })}
+            value=""
+            onChange={(event) => {
+              const figure = figures[Number(event.target.value)];
+              if (figure) showFigure(figure);
+            }}
+          >
+            <option value="">{t("pdf.figures", { count: figures.length })}</option>
+            {figures.map((figure, index) => (
+              <option key={figure.label} value={index}>
+                {figure.label} · {t("library.page", { page: figure.page })}
+              </option>
+            ))}
+          </select>
+        )}
         <span className="spacer" />
         <button type="button" className="secondary" onClick={onClose}>
           {t("common.close")}

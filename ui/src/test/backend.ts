@@ -1,5 +1,5 @@
 import { Channel } from "@tauri-apps/api/core";
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockConvertFileSrc, mockIPC } from "@tauri-apps/api/mocks";
 import { act } from "@testing-library/react";
 import type {
   About,
@@ -27,6 +27,7 @@ import type {
   ResolvedTarget_Serialize,
   SessionSummary,
   SettingsView,
+  StoredFigure,
   TimelineItem,
 } from "../bindings";
 
@@ -86,6 +87,8 @@ export type BackendOptions = {
   importUntilCancelled?: boolean;
   /** What `library_objects` answers (default: none). */
   objects?: LibraryObject[];
+  /** What `library_figures` answers (default: none). */
+  figures?: StoredFigure[];
   /** Makes `library_objects` fail with this error. */
   objectsError?: AppError;
   /**
@@ -275,6 +278,8 @@ export function mockBackend(options: BackendOptions = {}) {
           return options.papers ?? [];
         case "library_collections":
           return [{ name: "TRGB", papers: 1 }];
+        case "library_figures":
+          return options.figures ?? [];
         case "library_paper": {
           const paper = (options.papers ?? []).find((p) => p.id === args.paperId);
           if (!paper) throw { kind: "notFound", message: "That paper is not in the library." } satisfies AppError;
@@ -405,6 +410,8 @@ export function mockBackend(options: BackendOptions = {}) {
           throw new Error(`unexpected command ${cmd}`);
       }
   };
+  // `convertFileSrc` as on Linux: `pdf://localhost/…`, `figure://localhost/…`.
+  mockConvertFileSrc("linux");
   mockIPC(
     (cmd, payload) => {
       calls.push({ cmd, args: (payload ?? {}) as Record<string, unknown> });

@@ -205,18 +205,18 @@ fn split<S: ChunkSizer>(text: &str, config: ChunkConfig<S>) -> Vec<(usize, &str)
 /// The start of a figure or table caption: "Figure 3.", "Fig. 3:", "Table 1.",
 /// "TABLE A2 —".
 static CAPTION: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?:^|\s)((?:Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s+(?:[A-Z]?\d+|[IVX]+))(?:\.|:|\s+[—–-])\s").ok()
+    Regex::new(r"(?:^|\s)((?:Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s+(?:[A-Z]\.?\d+|\d+|[IVX]+))(?:\.|:|\s+[—–-])\s").ok()
 });
 
 /// What kind of float a caption belongs to.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Float {
+pub(crate) enum Float {
     Figure,
     Table,
 }
 
 /// A caption found in a paragraph: where it starts, its label ("Figure 3") and kind.
-fn find_caption(line: &str) -> Option<(usize, String, Float)> {
+pub(crate) fn find_caption(line: &str) -> Option<(usize, String, Float)> {
     let caption = CAPTION.as_ref()?;
     for found in caption.captures_iter(line) {
         let label = found.get(1)?;
@@ -260,6 +260,17 @@ fn looks_like_prose(text: &str) -> bool {
     prose * 5 >= words.len() * 2
 }
 
+/// Whether `line` is prose cut off mid-sentence (its last word lower-case, no closing
+/// punctuation), so the next line continues it.
+pub(crate) fn breaks_off(line: &str) -> bool {
+    let line = line.trim_end();
+    let last = line.split_whitespace().last().unwrap_or("");
+    !line.ends_with(['.', ':', ';', '!', '?', ')'])
+        && last.chars().all(|c| c.is_lowercase())
+        && !last.is_empty()
+        && looks_like_prose(line)
+}
+
 /// Whether a paragraph reads as table rows (mostly numbers and symbols).
 fn looks_tabular(line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -277,6 +288,8 @@ fn blocks(markdown: &str) -> Vec<Block> {
     let mut page: Option<u32> = None;
     let mut current = Block::new(None, None);
     let mut float: Option<Float> = None;
+    // The last line of text (not a page marker, heading or blank line).
+    let mut previous = "";
     let finish = |blocks: &mut Vec<Block>, block: Block| {
         if !block.text.trim().is_empty() {
             blocks.push(block);
@@ -311,7 +324,12 @@ fn blocks(markdown: &str) -> Vec<Block> {
             current.text.push('\n');
             continue;
         }
-        if let Some((start, label, kind)) = find_caption(line) {
+        let caption = find_caption(line).filter(|(start, ..)| {
+            // "… shown in" then "Figure 3. …" on the next line: the prose goes on.
+            *start > 0 || !breaks_off(previous)
+        });
+        previous = line;
+        if let Some((start, label, kind)) = caption {
             let before = &line[..start];
             if looks_like_prose(before) || before.split_whitespace().count() > 60 {
                 current.text.push_str(before);
@@ -427,6 +445,21 @@ mod tests {
         let chunks = Chunker::characters().chunk(markdown);
         assert_eq!(chunks.len(), 1);
         assert_eq!(chunks[0].section.as_deref(), Some("3 Results"));
+    }
+
+    /// A sentence broken at "shown in" goes on with "Figure 3." on the next line: that is
+    /// still the sentence, not a caption; an appendix caption ("Fig. A.1.") is one.
+    #[test]
+    fn a_reference_at_the_start_of_a_line_continues_the_sentence() {
+        let markdown = "<!-- page 23 -->\n## Appendix A\n\nFig. A.1. Output from the code example shown in\nFigure 3. The table lists the fitted parameters of every source.\n\n2 4 6 8\nFigure 4. The spectrum of the source and the fitted model on top of it.\n";
+        let chunks = Chunker::characters().chunk(markdown);
+        let sections: Vec<&str> = chunks.iter().filter_map(|c| c.section.as_deref()).collect();
+        assert!(sections.contains(&"Figure A.1"), "{sections:?}");
+        assert!(!sections.contains(&"Figure 3"), "{sections:?}");
+        assert!(
+            sections.contains(&"Figure 4"),
+            "after tick labels: {sections:?}"
+        );
     }
 }
 

@@ -537,6 +537,12 @@ impl Importer {
             .map_err(storage)?
             .as_deref()
             == Some(LOCAL_SOURCE);
+        let figures: Option<Vec<_>> = text.as_ref().map(|text| {
+            text.figures
+                .iter()
+                .map(|figure| figure.stored(paper_id))
+                .collect()
+        });
         let parsed = text.map(|text| {
             let heading = Some(title).filter(|title| !title.is_empty());
             let (markdown, sections) = pages_to_markdown(&text.pages, heading);
@@ -564,6 +570,7 @@ impl Importer {
                 parsed
                     .as_ref()
                     .map(|(text, chunks)| (text, chunks.as_slice())),
+                figures.as_deref(),
                 status,
             )
             .await

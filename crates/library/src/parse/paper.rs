@@ -20,6 +20,8 @@ pub struct ParsedPaper {
     pub source: String,
     /// `latexml`, `pdfium` or `pdf-extract`.
     pub engine: String,
+    /// Where the figures and tables are (a PDF read by pdfium only).
+    pub figures: Vec<super::FigureRegion>,
 }
 
 /// Why a paper could not be parsed.
@@ -50,6 +52,7 @@ pub fn parse_pdf_bytes(bytes: &[u8]) -> Result<ParsedPaper, ParseError> {
         pages: u32::try_from(text.pages.len()).ok(),
         source: "pdf".into(),
         engine: text.engine.name().into(),
+        figures: text.figures,
     })
 }
 
@@ -63,6 +66,7 @@ pub fn parse_html(html: &str, source: &str) -> Result<ParsedPaper, ParseError> {
         pages: None,
         source: source.into(),
         engine: "latexml".into(),
+        figures: Vec::new(),
     })
 }
 
@@ -198,8 +202,21 @@ impl Parser {
         // The text and the chunks for retrieval are committed together (embedding them
         // is the indexer's job): a paper is never parsed without its passages.
         let chunks = self.chunker.chunk(&parsed.markdown);
+        // Only a PDF has pages to find figures on; HTML leaves those found before.
+        let figures: Option<Vec<_>> = (parsed.source == "pdf").then(|| {
+            parsed
+                .figures
+                .iter()
+                .map(|figure| figure.stored(paper_id))
+                .collect()
+        });
         self.store
-            .commit_import(paper_id, Some((&text, &chunks)), "parsed")
+            .commit_import(
+                paper_id,
+                Some((&text, &chunks)),
+                figures.as_deref(),
+                "parsed",
+            )
             .await
             .map_err(storage)?;
         Ok((parsed, notes))

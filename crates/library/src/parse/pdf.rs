@@ -11,9 +11,11 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use pdfium_render::prelude::{
-    PdfDocumentMetadataTagType, PdfPageText, Pdfium, PdfiumError, PdfiumInternalError,
+    PdfDocument, PdfDocumentMetadataTagType, PdfPageText, PdfRenderConfig, Pdfium, PdfiumError,
+    PdfiumInternalError,
 };
 
+use super::figures::{FigureRegion, Rect, first_of_each_label, regions_of_page};
 use super::placed::{Glyph, place_text};
 
 /// Why a PDF gave no text.
@@ -72,6 +74,8 @@ pub struct PdfText {
     /// The rest of the document information dictionary (pdfium only).
     pub info: PdfInfo,
     pub engine: PdfEngine,
+    /// Where the figures and tables are (pdfium only: the other engine gives no boxes).
+    pub figures: Vec<FigureRegion>,
 }
 
 /// The document information dictionary besides its Title (empty values are `None`).
@@ -194,8 +198,8 @@ pub fn extract_pdf_with(bytes: &[u8], engine: PdfEngine) -> Result<PdfText, PdfE
     Ok(text)
 }
 
-fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
-    let document = pdfium
+fn open<'a>(pdfium: &'a Pdfium, bytes: &'a [u8]) -> Result<PdfDocument<'a>, PdfError> {
+    pdfium
         .load_pdf_from_byte_slice(bytes, None)
         .map_err(|error| match error {
             PdfiumError::PdfiumLibraryInternalError(
@@ -205,7 +209,77 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
                 PdfError::Corrupt("pdfium cannot read its structure".into())
             }
             other => PdfError::Corrupt(format!("{other:?}")),
-        })?;
+        })
+}
+
+/// The most pixels a rendered region may have (about 40 MB of RGBA).
+const MOST_PIXELS: f32 = 1.0e7;
+
+/// `rect` of page `page` (1-based) of the PDF in `bytes`, rendered as a PNG at `dpi`
+/// (less when the page would be larger than [`MOST_PIXELS`]), with a small margin.
+pub fn render_region(bytes: &[u8], page: u32, rect: &Rect, dpi: f32) -> Result<Vec<u8>, PdfError> {
+    let pdfium = pdfium().ok_or_else(|| {
+        PdfError::Corrupt("rendering a figure needs pdfium, which was not found (doctor says where it was looked for)".into())
+    })?;
+    let document = open(pdfium, bytes)?;
+    let page = i32::try_from(page)
+        .ok()
+        .and_then(|number| document.pages().get(number - 1).ok())
+        .ok_or_else(|| PdfError::Corrupt(format!("the PDF has no page {page}")))?;
+    let (width, height) = (page.width().value, page.height().value);
+    let scale = (dpi / 72.0).min((MOST_PIXELS / (width * height).max(1.0)).sqrt());
+    let bitmap = page
+        .render_with_config(&PdfRenderConfig::new().scale_page_by_factor(scale))
+        .map_err(|error| PdfError::Corrupt(format!("the page cannot be rendered: {error:?}")))?;
+    let (w, h) = (bitmap.width().max(0) as u32, bitmap.height().max(0) as u32);
+    let rgba = bitmap.as_rgba_bytes();
+    let margin = 4.0;
+    let px = |x: f32, most: u32| ((x * scale).round().max(0.0) as u32).min(most);
+    let (x0, x1) = (px(rect.left - margin, w), px(rect.right + margin, w));
+    let (y0, y1) = (
+        px(height - rect.top - margin, h),
+        px(height - rect.bottom + margin, h),
+    );
+    if x1 <= x0 || y1 <= y0 || rgba.len() < (w * h * 4) as usize {
+        return Err(PdfError::Corrupt("the region is not on the page".into()));
+    }
+    let mut cropped = Vec::with_capacity(((x1 - x0) * (y1 - y0) * 4) as usize);
+    for y in y0..y1 {
+        let start = ((y * w + x0) * 4) as usize;
+        cropped.extend_from_slice(&rgba[start..start + ((x1 - x0) * 4) as usize]);
+    }
+    encode_png(&cropped, x1 - x0, y1 - y0)
+}
+
+/// The figures and tables of every page of the PDF in `bytes` (without its text).
+pub fn figure_regions(bytes: &[u8]) -> Result<Vec<FigureRegion>, PdfError> {
+    let pdfium = pdfium().ok_or_else(|| {
+        PdfError::Corrupt("finding figures needs pdfium, which was not found (doctor says where it was looked for)".into())
+    })?;
+    let document = open(pdfium, bytes)?;
+    Ok(first_of_each_label(
+        document
+            .pages()
+            .iter()
+            .enumerate()
+            .flat_map(|(index, page)| regions_of_page(index as u32 + 1, &page)),
+    ))
+}
+
+fn encode_png(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PdfError> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let failed = |error: png::EncodingError| PdfError::Corrupt(format!("PNG: {error}"));
+    let mut writer = encoder.write_header().map_err(failed)?;
+    writer.write_image_data(rgba).map_err(failed)?;
+    writer.finish().map_err(failed)?;
+    Ok(out)
+}
+
+fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
+    let document = open(pdfium, bytes)?;
     let metadata = document.metadata();
     let tag = |kind| {
         metadata
@@ -222,6 +296,7 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
     };
     let mut pages = Vec::with_capacity(usize::try_from(document.pages().len()).unwrap_or(0));
     let mut title_guess = None;
+    let mut figures = Vec::new();
     for (index, page) in document.pages().iter().enumerate() {
         let text = page
             .text()
@@ -230,6 +305,7 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
             title_guess = largest_text(&page_chars(&text));
         }
         pages.push(page_text(&text));
+        figures.extend(regions_of_page(index as u32 + 1, &page));
     }
     Ok(PdfText {
         pages,
@@ -237,6 +313,7 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
         title_guess,
         info,
         engine: PdfEngine::Pdfium,
+        figures: first_of_each_label(figures),
     })
 }
 
@@ -331,6 +408,7 @@ fn with_pdf_extract(bytes: &[u8]) -> Result<PdfText, PdfError> {
             title_guess: None,
             info: PdfInfo::default(),
             engine: PdfEngine::PdfExtract,
+            figures: Vec::new(),
         }),
         Ok(Err(error)) => {
             let message = error.to_string();
