@@ -152,6 +152,7 @@ async fn services(dir: &std::path::Path) -> Arc<Services> {
         workspace: None,
         scrubber: Default::default(),
         shell_network: false,
+        vision: false,
         shell_read: Vec::new(),
         mcp: Default::default(),
         rerank: asterism_agent::rag::RerankSettings::off(),

@@ -108,6 +108,7 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
         workspace: settings.workspace.clone(),
         scrubber: settings.scrubber(),
         shell_network: settings.shell_network,
+        vision: settings.vision,
         shell_read: settings.shell_read.clone(),
         mcp: crate::mcp::McpHub::load(&settings.data_dir),
         rerank: settings.rerank.clone(),

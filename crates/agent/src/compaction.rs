@@ -212,6 +212,7 @@ pub async fn summarize(
         transcript.push_str("\n\n");
     }
     let request = ChatRequest {
+        images: Vec::new(),
         messages: vec![
             ChatMessage::System {
                 content: "You compress research conversations. Write a faithful summary that lets the \

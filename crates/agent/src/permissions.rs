@@ -59,6 +59,10 @@ pub enum ToolEffect {
     Record,
     Write,
     Command,
+    /// Sends part of the user's library to the model beyond text the agent already has
+    /// (a figure's image, `view_figure`): changes nothing, so a read-only session may
+    /// do it too, but the user is asked unless a rule or grant allows it.
+    Share,
 }
 
 /// What a rule decides.
@@ -456,7 +460,8 @@ impl PermissionChecker {
             };
         }
         let effect = tool.effect(arguments);
-        if self.mode == PermissionMode::ReadOnly && effect != ToolEffect::Read {
+        let changes = !matches!(effect, ToolEffect::Read | ToolEffect::Share);
+        if self.mode == PermissionMode::ReadOnly && changes {
             return Decision::Deny {
                 reason: format!(
                     "{name} {} and the session is read-only",
@@ -504,6 +509,9 @@ impl PermissionChecker {
             (_, ToolEffect::Read | ToolEffect::Record) => return Decision::Allow,
             (PermissionMode::AcceptEdits, ToolEffect::Write) => return Decision::Allow,
             (_, ToolEffect::Write) => format!("{name} changes files or data"),
+            (_, ToolEffect::Share) => {
+                format!("{name} sends a figure from your library to the model")
+            }
             (_, ToolEffect::Command) => match line.and_then(CommandLine::complexity) {
                 Some(why) => format!("{name} runs a command that {why}"),
                 None => format!("{name} runs a command"),

@@ -413,6 +413,7 @@ async fn write_answer(
         ));
     }
     let request = ChatRequest {
+        images: Vec::new(),
         messages: vec![
             ChatMessage::System {
                 content: format!(
@@ -433,6 +434,15 @@ async fn write_answer(
         enable_thinking: false,
         model: None,
     };
+    complete(model, request, cancel).await
+}
+
+/// One request answered in full: its text (trimmed) and what it cost.
+pub(crate) async fn complete(
+    model: &dyn ChatModel,
+    request: ChatRequest,
+    cancel: &CancellationToken,
+) -> Result<(String, crate::ModelCall), String> {
     let started = std::time::Instant::now();
     let mut stream = model
         .stream(request, cancel.clone())

@@ -97,6 +97,10 @@ impl AgentRuntime {
         // adds save_memory: remembering, and asking the user for a missing permission.
         registry.add_tool(Arc::new(crate::tools::SaveMemoryTool));
         registry.add_tool(Arc::new(crate::tools::RequestPermissionTool));
+        // A model that takes images may look at a paper's figure (asking the user first).
+        if services.vision {
+            registry.add_tool(Arc::new(crate::tools::ViewFigureTool));
+        }
         let broker = PermissionBroker::new(config.permission_timeout, true);
         Self {
             services,

@@ -38,6 +38,8 @@ pub struct Services {
     pub scrubber: crate::security::Scrubber,
     /// Whether `run_bash` may open network connections (`SHELL_NETWORK`).
     pub shell_network: bool,
+    /// Whether the model takes images, so the runtime offers `view_figure` (`LLM_VISION`).
+    pub vision: bool,
     /// Folders outside the workspace `run_bash` may read (`SHELL_READ`); the rest of the
     /// home folder and the data folder are unreadable to it.
     pub shell_read: Vec<PathBuf>,

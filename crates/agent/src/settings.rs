@@ -45,6 +45,8 @@ pub struct Settings {
     pub enable_thinking: bool,
     /// Run the memory-extraction subagent after each completed CLI question.
     pub memory_extraction: bool,
+    /// Whether the model takes images, so `view_figure` is offered (`LLM_VISION`).
+    pub vision: bool,
     pub embeddings: EmbeddingMode,
     pub embedding_base_url: String,
     pub embedding_api_key: Option<String>,
@@ -273,6 +275,7 @@ impl Settings {
                 .filter(|part| !part.is_empty())
                 .collect()
         };
+        let vision = vision_of(&value("LLM_VISION"), &value("LLM_MODEL"))?;
         let mut settings = Settings {
             data_dir,
             llm_base_url: value("LLM_BASE_URL"),
@@ -281,6 +284,7 @@ impl Settings {
             fallback_model: optional(value("FALLBACK_MODEL")),
             enable_thinking,
             memory_extraction,
+            vision,
             embeddings,
             embedding_base_url: value("EMBEDDING_BASE_URL"),
             embedding_api_key: optional(value("EMBEDDING_API_KEY")),
@@ -407,6 +411,7 @@ impl Settings {
                     .unwrap_or_else(|| "(not set)".into()),
                 "ENABLE_THINKING" => self.enable_thinking.to_string(),
                 "MEMORY_EXTRACTION" => self.memory_extraction.to_string(),
+                "LLM_VISION" => self.vision.to_string(),
                 "EMBEDDINGS" => format!("{:?}", self.embeddings).to_lowercase(),
                 "EMBEDDING_BASE_URL" => {
                     if self.embedding_base_url.is_empty() {
@@ -513,6 +518,47 @@ fn embedding_mode(text: String) -> Result<EmbeddingMode, SettingsError> {
     }
 }
 
+/// `LLM_VISION`: `on`/`off`, or `auto` (the default): by the model's name, the families
+/// that take images through Chat Completions (Qwen-VL and QVQ, GPT-4o/4.1/5, Gemini,
+/// LLaVA, Pixtral, Llama 3.2 Vision, Gemma 3 from 4B up, MiniCPM-V, InternVL …).
+fn vision_of(text: &str, model: &str) -> Result<bool, SettingsError> {
+    match text.trim().to_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        "" | "auto" => {
+            let model = model.to_lowercase();
+            let families = [
+                "-vl",
+                "vl-",
+                "qvq",
+                "vision",
+                "gpt-4o",
+                "gpt-4.1",
+                "gpt-5",
+                "gemini",
+                "llava",
+                "pixtral",
+                "minicpm-v",
+                "internvl",
+                "gemma3:4b",
+                "gemma3:12b",
+                "gemma3:27b",
+                "gemma-3-4b",
+                "gemma-3-12b",
+                "gemma-3-27b",
+                "omni",
+            ];
+            Ok(families.iter().any(|family| model.contains(family)))
+        }
+        _ => Err(SettingsError::BadValue {
+            name: "LLM_VISION",
+            expected: "on, off or auto",
+            value: text.to_string(),
+            origin: String::new(),
+        }),
+    }
+}
+
 /// `RAG_RERANK` (`model` or `off`), `RAG_CANDIDATES` (passages the model reads, 8–100)
 /// and `SUMMARY_MODEL` (empty: the configured model).
 fn rerank_settings(
@@ -548,6 +594,26 @@ fn rerank_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `LLM_VISION=auto` goes by the model's name; on and off override it.
+    #[test]
+    fn vision_is_told_or_known_by_the_model_name() {
+        for (model, sees) in [
+            ("qwen-vl-max", true),
+            ("qwen2.5-vl-7b-instruct", true),
+            ("gpt-4o-mini", true),
+            ("gemma3:12b", true),
+            ("qwen3-max", false),
+            ("deepseek-chat", false),
+            ("gemma3:270m", false),
+        ] {
+            assert_eq!(vision_of("auto", model).unwrap(), sees, "{model}");
+            assert_eq!(vision_of("", model).unwrap(), sees, "{model}");
+        }
+        assert!(vision_of("on", "deepseek-chat").unwrap());
+        assert!(!vision_of("off", "gpt-4o").unwrap());
+        assert!(vision_of("sometimes", "gpt-4o").is_err());
+    }
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
         pairs

@@ -21,6 +21,7 @@ mod search_papers;
 mod subagent;
 mod team;
 mod todo_write;
+mod view_figure;
 
 pub use ask_user::AskUserTool;
 pub use background::{BgTaskCheckTool, BgTaskRunTool};
@@ -45,6 +46,7 @@ pub use search_papers::SearchPapersTool;
 pub use subagent::SubagentTool;
 pub use team::{CheckTeamInboxTool, SendTeammateMessageTool, SpawnTeammateTool, TeamBroadcastTool};
 pub use todo_write::TodoWriteTool;
+pub use view_figure::ViewFigureTool;
 
 use std::sync::Arc;
 

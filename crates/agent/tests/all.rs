@@ -8,6 +8,7 @@ mod suite {
     mod compaction;
     mod executor;
     mod failures;
+    mod figures;
     mod filesystem;
     mod hooks;
     mod library;

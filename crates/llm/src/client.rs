@@ -110,6 +110,9 @@ impl OpenAiClient {
             "stream": true,
             "stream_options": {"include_usage": true},
         });
+        if !request.images.is_empty() {
+            with_images(&mut body["messages"], &request.images);
+        }
         if !request.tools.is_empty() {
             body["tools"] = request
                 .tools
@@ -131,6 +134,25 @@ impl OpenAiClient {
         }
         body
     }
+}
+
+/// The last user message's text as a content part, followed by one `image_url` part per
+/// image (the shape OpenAI, Qwen-VL, vLLM and Ollama's compatible endpoint take).
+fn with_images(messages: &mut serde_json::Value, images: &[String]) {
+    let Some(last_user) = messages
+        .as_array_mut()
+        .and_then(|all| all.iter_mut().rev().find(|m| m["role"] == "user"))
+    else {
+        return;
+    };
+    let text = last_user["content"].take();
+    let mut parts = vec![serde_json::json!({"type": "text", "text": text})];
+    parts.extend(
+        images
+            .iter()
+            .map(|url| serde_json::json!({"type": "image_url", "image_url": {"url": url}})),
+    );
+    last_user["content"] = serde_json::Value::Array(parts);
 }
 
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {

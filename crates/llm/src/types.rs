@@ -108,6 +108,9 @@ pub struct ChatRequest {
     pub enable_thinking: bool,
     /// Override of the configured model (used for the fallback model).
     pub model: Option<String>,
+    /// Images (`data:image/png;base64,…` URLs) shown with the last user message, as
+    /// Chat Completions' `image_url` content parts (`view_figure`); empty for text.
+    pub images: Vec<String>,
 }
 
 /// Why the model stopped.

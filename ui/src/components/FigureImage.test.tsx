@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { App } from "../App";
 import { mockBackend } from "../test/backend";
 import { RagSources, type Source } from "./RagSources";
+import { ToolResultView } from "./ToolResultView";
 
 const source = (n: number, section: string | null): Source => ({
   n,
@@ -59,5 +60,21 @@ describe("figures beside their captions", () => {
     await user.click(screen.getByTestId("library-search-passages"));
     const hit = await screen.findByTestId("passage-hit");
     expect(within(hit).getByRole("img", { name: "Figure 1" })).toHaveAttribute("src", "figure://localhost/p2%2FFigure%201");
+  });
+});
+
+describe("view_figure in the timeline", () => {
+  it("shows the figure the model was shown", () => {
+    mockBackend();
+    render(
+      <ToolResultView
+        name="view_figure"
+        output="Figure 1 of “celerite” (p. 9), as seen in the image: a banded matrix."
+        isError={false}
+        metadata={{ paperId: "p2", label: "Figure 1", kind: "figure", page: 9 }}
+        durationMs={1200}
+      />,
+    );
+    expect(screen.getByRole("img", { name: "Figure 1" })).toHaveAttribute("src", "figure://localhost/p2%2FFigure%201");
   });
 });

@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import type { JsonValue } from "../bindings";
 import { PaperCards, asPapers } from "./PaperCards";
 import { RagSources, asSources } from "./RagSources";
+import { FigureImage } from "./FigureImage";
 import { TargetCard, asTarget } from "./TargetCard";
 
 type Props = {
@@ -23,6 +24,7 @@ export function ToolResultView({ name, output, isError, metadata, durationMs }: 
   const target = name === "query_target" && !isError ? asTarget(metadata) : null;
   const papers = name === "search_papers" && !isError ? asPapers(metadata) : null;
   const sources = name === "rag_search" && !isError ? asSources(metadata) : null;
+  const figure = name === "view_figure" && !isError ? asFigure(metadata) : null;
   const card = target ? <TargetCard target={target} /> : papers ? <PaperCards papers={papers} /> : null;
   return (
     <div className={isError ? "tool-result is-error" : "tool-result"}>
@@ -44,6 +46,14 @@ export function ToolResultView({ name, output, isError, metadata, durationMs }: 
         <pre className="output">{output}</pre>
       )}
       {sources && <RagSources sources={sources} />}
+      {figure && <FigureImage paperId={figure.paperId} label={figure.label} />}
     </div>
   );
+}
+
+/** The figure a view_figure call showed the model (its metadata's paper and label). */
+function asFigure(metadata: JsonValue): { paperId: string; label: string } | null {
+  if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) return null;
+  const { paperId, label } = metadata;
+  return typeof paperId === "string" && typeof label === "string" ? { paperId, label } : null;
 }

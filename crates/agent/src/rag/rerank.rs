@@ -217,6 +217,7 @@ fn scoring_request(question: &str, passages: &[&SearchHit], model: Option<String
         listed.push_str(&format!("[{}] {title}\n{}\n\n", index + 1, hit.chunk.text));
     }
     ChatRequest {
+        images: Vec::new(),
         messages: vec![
             ChatMessage::System {
                 content: "You judge passages from an astronomer's paper library for their question. \

@@ -37,6 +37,7 @@ impl AgentRuntime {
             self.config.compaction.keep_tool_outputs,
         );
         let request = ChatRequest {
+            images: Vec::new(),
             messages,
             tools: executor.registry().definitions(),
             enable_thinking: run.enable_thinking,

@@ -125,6 +125,11 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
         "Remote embedding model (must give 384 dimensions, or accept `dimensions`).",
     ),
     (
+        "LLM_VISION",
+        "auto",
+        "Whether the model takes images: on, off, or auto (by its name: Qwen-VL, GPT-4o, Gemini, LLaVA …). When it does, the agent may look at a paper's figure with view_figure, asking you first.",
+    ),
+    (
         "MEMORY_EXTRACTION",
         "false",
         "After each answered `asterism ask`, let a subagent save what is worth remembering.",

@@ -25,6 +25,8 @@ pub struct Setup {
     pub model_key: Option<String>,
     /// Whether rag_search has the model score passages (default off).
     pub rerank: Option<asterism_agent::rag::RerankSettings>,
+    /// Whether the model takes images (`view_figure` is offered).
+    pub vision: bool,
 }
 
 /// A runtime wired to a scripted model and the Sesame fixture server, on a temp dir.
@@ -170,6 +172,7 @@ impl Harness {
             workspace: setup.workspace,
             scrubber: asterism_agent::security::Scrubber::new(setup.secrets.clone()),
             shell_network: false,
+            vision: setup.vision,
             shell_read: Vec::new(),
             mcp: Default::default(),
             rerank: setup

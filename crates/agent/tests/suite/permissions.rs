@@ -55,7 +55,7 @@ impl EventSink for Answering {
     }
 }
 
-async fn run_answering(
+pub(super) async fn run_answering(
     harness: &Harness,
     session: Option<&str>,
     answer: PermissionAnswer,
@@ -88,7 +88,7 @@ async fn run_answering_after(
     (outcome, collected.events())
 }
 
-fn requests(events: &[AgentEvent]) -> usize {
+pub(super) fn requests(events: &[AgentEvent]) -> usize {
     events
         .iter()
         .filter(|event| matches!(event, AgentEvent::PermissionRequest { .. }))

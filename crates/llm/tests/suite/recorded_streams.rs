@@ -19,6 +19,7 @@ pub async fn run_body(
     ))
     .unwrap();
     let request = ChatRequest {
+        images: Vec::new(),
         messages: Default::default(),
         tools: vec![],
         enable_thinking: false,

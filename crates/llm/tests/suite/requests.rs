@@ -7,6 +7,14 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
+    send_with_images(model, enable_thinking, Vec::new()).await
+}
+
+async fn send_with_images(
+    model: &str,
+    enable_thinking: bool,
+    images: Vec<String>,
+) -> serde_json::Value {
     let mock = MockLlm::start(Script {
         turns: vec![Turn {
             text: Some("ok".into()),
@@ -23,6 +31,7 @@ async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
     ))
     .unwrap();
     let request = ChatRequest {
+        images: Vec::new(),
         messages: vec![
             ChatMessage::System {
                 content: "You are Asterism.".into(),
@@ -52,6 +61,7 @@ async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
         enable_thinking,
         model: None,
     };
+    let request = ChatRequest { images, ..request };
     let mut stream = client
         .stream(request, CancellationToken::new())
         .await
@@ -93,4 +103,24 @@ async fn the_request_has_the_chat_completions_shape() {
     );
     assert_eq!(messages[3]["role"], "tool");
     assert_eq!(messages[3]["tool_call_id"], "call_1");
+}
+
+/// An image goes with the last user message as an `image_url` part after its text; the
+/// other messages keep their plain-text content.
+#[tokio::test]
+async fn images_go_with_the_last_user_message_as_content_parts() {
+    let png = "data:image/png;base64,iVBORw0KGgo=".to_string();
+    let body = send_with_images("qwen-vl-max", false, vec![png.clone()]).await;
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["content"], "You are Asterism.");
+    assert_eq!(
+        messages[1]["content"],
+        serde_json::json!([
+            {"type": "text", "text": "Where is NGC 4258?"},
+            {"type": "image_url", "image_url": {"url": png}},
+        ])
+    );
+    assert_eq!(messages[3]["content"], "M 106");
+    let plain = send("qwen-vl-max", false).await;
+    assert_eq!(plain["messages"][1]["content"], "Where is NGC 4258?");
 }
