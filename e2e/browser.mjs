@@ -200,7 +200,7 @@ await scenario("library: list, filter, passages, details with notes, import, Bib
   await page.locator('.pdf-page[data-page="31"] canvas').waitFor();
   await page.locator('.pdf-page[data-page="31"] .textLayer span').first().waitFor();
   assert(await page.locator('.pdf-page[data-page="1"] canvas').count() === 0, "the first page, far away now, was let go");
-  await page.locator(".pdf-header button").click();
+  await page.getByTestId("pdf-close").click();
   await page.getByTestId("library-import").click();
   await page.getByText("1 imported").waitFor();
   assert((await calls(page, "library_import"))[0].pick === "files", "the app was asked to open its file dialog");

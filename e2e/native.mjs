@@ -541,7 +541,7 @@ await scenario("import a PDF and see it in the library", async () => {
   await screenshot("pdf-viewer.png");
   await click('[data-testid="save-highlight"]');
   await waitFor("the highlight on the page", () => script(`return document.querySelectorAll('.pdf-page[data-page="1"] .highlight').length > 0`));
-  await click('.pdf-header button');
+  await click('[data-testid="pdf-close"]');
   const notes = await waitFor("the note in the details", async () => {
     const text = await textOf('[data-testid="notes-list"]');
     return text.includes("Check the kernel") ? text : null;
@@ -564,7 +564,7 @@ await scenario("import a PDF and see it in the library", async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-await script(`document.querySelector('.pdf-header button')?.click()`).catch(() => {});
+await script(`document.querySelector('[data-testid="pdf-close"]')?.click()`).catch(() => {});
 
 /** The figure image under `css`, once drawn: [width, height, label], else null. */
 const drawnFigure = (css) => script(`const img = document.querySelector(arguments[0]);
@@ -577,7 +577,7 @@ await scenario("a figure beside its caption: cited in an answer, found by a sear
   const cited = await waitFor("the cited caption's figure", () =>
     drawnFigure('[data-testid="rag-source"] [data-testid="caption-figure"] img'), 60000);
   assert(cited[2] === "Figure 1" && cited[0] > 300 && cited[1] > 200, `the cited figure: ${JSON.stringify(cited)}`);
-  await script(`document.querySelector('[data-testid="caption-figure"]').scrollIntoView({ block: "center" })`);
+  await script(`document.querySelector('[data-testid="caption-figure"]').closest('[data-testid="rag-source"]').scrollIntoView({ block: "start" })`);
   await screenshot("cited-figure.png");
 
   // A passage search that finds the caption shows the same figure.
@@ -589,20 +589,27 @@ await scenario("a figure beside its caption: cited in an answer, found by a sear
   assert(found[2] === "Figure 1", `the hit's figure: ${JSON.stringify(found)}`);
   await screenshot("search-figure.png");
 
-  // The PDF viewer lists the paper's figures; choosing one outlines it on its page.
+  // The PDF viewer lists the paper's figures; choosing one outlines it on its page. The
+  // search field emptied (as its clear button does), the list of papers is back.
+  await script(`const field = document.querySelector('[data-testid="library-search"]');
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(field, "");
+    field.dispatchEvent(new Event("input", { bubbles: true }));`);
+  await waitFor("the list of papers", () => find('[data-testid="library-row"] td'));
   await script(`document.querySelector('[data-testid="library-row"] td').click()`);
+  await waitFor("the paper's details", () => find('[data-testid="open-pdf"]'));
   await click('[data-testid="open-pdf"]');
-  const options = await waitFor("the figure list", () => script(`const select = document.querySelector('[data-testid="pdf-figures"]');
-    return select ? [...select.options].map((o) => o.textContent) : null`), 30000);
-  assert(options.length === 14 && options[1].startsWith("Figure 1 · p. 9"), `figures: ${JSON.stringify(options)}`);
-  await script(`const select = document.querySelector('[data-testid="pdf-figures"]');
-    Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, "value").set.call(select, "0");
-    select.dispatchEvent(new Event("change", { bubbles: true }));`);
-  await waitFor("the outlined figure on its page, drawn", () => script(`const page = document.querySelector('.pdf-page[data-page="9"]');
-    return !!page?.querySelector('[data-testid="figure-outline"]') && !!page.querySelector("canvas")`), 30000);
+  await waitFor("the figure list", () => find('[data-testid="pdf-figures"] summary'), 30000);
+  await click('[data-testid="pdf-figures"] summary');
+  const listed = await script(`return [...document.querySelectorAll('[data-testid="pdf-figure"]')].map((b) => b.textContent)`);
+  assert(listed.length === 13 && listed[0] === "Figure 1 · p. 9", `figures: ${JSON.stringify(listed)}`);
+  await click('[data-testid="pdf-figure"]');
+  await waitFor("the figure outlined on its page", () => find('.pdf-page[data-page="9"] [data-testid="figure-outline"]'));
+  await waitFor("its page painted", () => find('.pdf-page[data-page="9"][data-drawn="true"]'), 90000);
   await screenshot("pdf-figure.png");
-  await click('.pdf-header button.secondary');
+  await click('[data-testid="pdf-close"]');
 });
+
+await script(`document.querySelector('[data-testid="pdf-close"]')?.click()`).catch(() => {});
 
 await scenario("metrics and audit log show this session's numbers", async () => {
   await click('[data-testid="nav-metrics"]');

@@ -183,6 +183,8 @@ mockIPC(
       case "note_add":
       case "library_collect":
         return cmd === "note_add" ? { id: "n2", ...(args.note as object) } : null;
+      case "library_figures":
+        return [];
       case "settings_get":
         return settings;
       case "settings_save":

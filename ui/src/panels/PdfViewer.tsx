@@ -46,6 +46,8 @@ async function drawPage(pdf: pdfjs.PDFDocumentProxy, pageEl: HTMLElement) {
   pageEl.prepend(canvas);
   const context = canvas.getContext("2d");
   if (context) await page.render({ canvasContext: context, canvas, viewport }).promise;
+  // Painted (the end-to-end test waits for it before its screenshot).
+  if (canvas.isConnected) pageEl.dataset.drawn = "true";
   const text = pageEl.querySelector<HTMLElement>(".textLayer");
   if (!text || !canvas.isConnected) return;
   text.replaceChildren();
@@ -133,6 +135,7 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
               if (entry.isIntersecting || !drawn.get(pageEl)) return;
               drawn.set(pageEl, false);
               pageEl.querySelector("canvas")?.remove();
+              delete pageEl.dataset.drawn;
               pageEl.querySelector(".textLayer")?.replaceChildren();
             }),
           { root: container, rootMargin: "4000px 0px" },
@@ -223,26 +226,25 @@ export default function PdfViewer({ paperId, title, notes, onClose, onNoteAdded 
         <strong className="ellipsis">{title}</strong>
         <span className="muted">{t("pdf.pages", { count: pages })}</span>
         <span className="muted">{t("pdf.hint")}</span>
-        {figures.length > 0 && (
-          <select
-            data-testid="pdf-figures"
-            aria-label={t("pdf.figures", { count: figures.length })}
-            value=""
-            onChange={(event) => {
-              const figure = figures[Number(event.target.value)];
-              if (figure) showFigure(figure);
-            }}
-          >
-            <option value="">{t("pdf.figures", { count: figures.length })}</option>
-            {figures.map((figure, index) => (
-              <option key={figure.label} value={index}>
-                {figure.label} · {t("library.page", { page: figure.page })}
-              </option>
-            ))}
-          </select>
+        {/* Once every page has its place (a figure is outlined on its page). */}
+        {figures.length > 0 && pages > 0 && (
+          <details className="pdf-figures" data-testid="pdf-figures">
+            <summary>{t("pdf.figures", { count: figures.length })}</summary>
+            <div className="pdf-figure-list">
+              {figures.map((figure) => (
+                <button type="button" key={figure.label} className="link-button" data-testid="pdf-figure" onClick={(event) => {
+                    event.currentTarget.closest("details")?.removeAttribute("open");
+                    showFigure(figure);
+                  }}
+                >
+                  {figure.label} · {t("library.page", { page: figure.page })}
+                </button>
+              ))}
+            </div>
+          </details>
         )}
         <span className="spacer" />
-        <button type="button" className="secondary" onClick={onClose}>
+        <button type="button" className="secondary" data-testid="pdf-close" onClick={onClose}>
           {t("common.close")}
         </button>
       </header>
