@@ -7,6 +7,7 @@ mod suite {
     mod ask;
     mod common;
     mod doctor;
+    mod figures;
     mod foreign_import;
     mod interrupted_import;
     mod library_cli;

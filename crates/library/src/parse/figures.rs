@@ -100,6 +100,14 @@ pub struct PageContent {
     pub graphics: Vec<Rect>,
 }
 
+/// The most text runs a page may have for its captions to be looked for (a dense page of
+/// a real paper has a few thousand).
+const MOST_RUNS: usize = 12_000;
+/// The most runs starting with "F" or "T" looked at as captions on one page.
+const MOST_CANDIDATES: usize = 200;
+/// The most runs joined into one line.
+const MOST_RUNS_A_LINE: usize = 60;
+
 /// A caption found on a page: its label, kind and block.
 struct Caption {
     label: String,
@@ -149,11 +157,21 @@ pub fn find_regions(page: u32, content: &PageContent) -> Vec<FigureRegion> {
 /// closely in its column.
 fn captions(content: &PageContent) -> Vec<Caption> {
     let mut captions = Vec::new();
+    // A hostile page (tens of thousands of runs, all starting "F") must not make the
+    // quadratic look-ups below take minutes: such a page has no figures found.
+    if content.text.len() > MOST_RUNS {
+        return captions;
+    }
+    let mut candidates = 0;
     for (at, run) in content.text.iter().enumerate() {
         // Every caption starts "Fig…", "FIG…", "Tab…" or "TAB…" (the cheap test first: a
         // page has thousands of runs).
         if !run.text.trim_start().starts_with(['F', 'T']) {
             continue;
+        }
+        candidates += 1;
+        if candidates > MOST_CANDIDATES {
+            break;
         }
         let starts_line = !content.text.iter().enumerate().any(|(other, o)| {
             other != at
@@ -189,17 +207,18 @@ fn line_from(content: &PageContent, at: usize) -> (String, Rect) {
     let mut line = end;
     // Each run is taken once (a run narrower than a point stays where it was found).
     let mut taken = vec![at];
-    while let Some((index, next)) = content
-        .text
-        .iter()
-        .enumerate()
-        .filter(|(index, o)| {
-            !taken.contains(index)
-                && o.rect.left >= end.right - 1.0
-                && o.rect.left - end.right < 20.0
-                && same_line(&o.rect, &end)
-        })
-        .min_by(|(_, a), (_, b)| a.rect.left.total_cmp(&b.rect.left))
+    while taken.len() < MOST_RUNS_A_LINE
+        && let Some((index, next)) = content
+            .text
+            .iter()
+            .enumerate()
+            .filter(|(index, o)| {
+                !taken.contains(index)
+                    && o.rect.left >= end.right - 1.0
+                    && o.rect.left - end.right < 20.0
+                    && same_line(&o.rect, &end)
+            })
+            .min_by(|(_, a), (_, b)| a.rect.left.total_cmp(&b.rect.left))
     {
         // A gap narrower than a space joins the runs ("Figure 6" and ". (left) …"), as
         // does punctuation after any gap ("Figure 1" and ". A pictorial …"); a run that
@@ -598,204 +617,4 @@ pub fn regions_of_page(number: u32, page: &PdfPage<'_>) -> Vec<FigureRegion> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rect(left: f32, bottom: f32, right: f32, top: f32) -> Rect {
-        Rect {
-            left,
-            bottom,
-            right,
-            top,
-        }
-    }
-
-    fn run(text: &str, left: f32, bottom: f32, right: f32, top: f32) -> TextRun {
-        TextRun {
-            text: text.into(),
-            rect: rect(left, bottom, right, top),
-        }
-    }
-
-    fn page(text: Vec<TextRun>, graphics: Vec<Rect>) -> PageContent {
-        PageContent {
-            width: 612.0,
-            height: 792.0,
-            text,
-            graphics,
-        }
-    }
-
-    /// A plot above its caption: the frame, its tick and axis labels, not the text of the
-    /// page above it nor the caption.
-    #[test]
-    fn a_figure_is_the_drawing_above_its_caption_with_its_labels() {
-        let content = page(
-            vec![
-                run(
-                    "The page's text before the figure, a whole line of it.",
-                    100.0,
-                    720.0,
-                    500.0,
-                    730.0,
-                ),
-                run("0.5", 88.0, 395.0, 98.0, 403.0),
-                run("Time (s)", 280.0, 386.0, 330.0, 395.0),
-                run("Figure 1.", 100.0, 360.0, 140.0, 370.0),
-                run("The light curve of the source.", 143.0, 360.0, 400.0, 370.0),
-                run("Its second line.", 100.0, 348.0, 480.0, 358.0),
-            ],
-            vec![
-                rect(100.0, 400.0, 500.0, 700.0),
-                rect(100.0, 398.0, 103.0, 402.0),
-            ],
-        );
-        let found = find_regions(4, &content);
-        assert_eq!(found.len(), 1, "{found:?}");
-        let figure = &found[0];
-        assert_eq!(
-            (figure.label.as_str(), figure.kind.as_str(), figure.page),
-            ("Figure 1", "figure", 4)
-        );
-        assert_eq!(figure.region, rect(88.0, 386.0, 500.0, 700.0));
-        assert_eq!(figure.caption, rect(100.0, 348.0, 480.0, 370.0));
-    }
-
-    /// A table's rows and rules below its caption, ended at its last rule: the prose
-    /// after it is not a row.
-    #[test]
-    fn a_table_is_the_rows_below_its_caption_down_to_its_last_rule() {
-        let content = page(
-            vec![
-                run("Table 2. Fitted parameters.", 100.0, 300.0, 260.0, 310.0),
-                run("Name  1.0  2.0", 100.0, 276.0, 500.0, 286.0),
-                run("Other  3.0  4.0", 100.0, 264.0, 500.0, 274.0),
-                run(
-                    "The fit shows that the spectrum is harder than it was.",
-                    100.0,
-                    238.0,
-                    500.0,
-                    248.0,
-                ),
-            ],
-            vec![
-                rect(100.0, 295.0, 500.0, 296.0),
-                rect(100.0, 258.0, 500.0, 259.0),
-            ],
-        );
-        let found = find_regions(2, &content);
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].kind, "table");
-        assert_eq!(found[0].region, rect(100.0, 258.0, 500.0, 296.0));
-    }
-
-    /// A caption under its table (a rule just above it, prose just below): the rows above.
-    #[test]
-    fn a_caption_under_its_table_takes_the_rows_above() {
-        let content = page(
-            vec![
-                run("Name  1.0  2.0", 100.0, 330.0, 500.0, 340.0),
-                run("Other  3.0  4.0", 100.0, 318.0, 500.0, 328.0),
-                run("Table 2. Fitted parameters.", 100.0, 300.0, 260.0, 310.0),
-                run(
-                    "The fit shows that the spectrum is harder than it was.",
-                    100.0,
-                    284.0,
-                    500.0,
-                    294.0,
-                ),
-            ],
-            vec![
-                rect(100.0, 345.0, 500.0, 346.0),
-                rect(100.0, 313.0, 500.0, 314.0),
-            ],
-        );
-        let found = find_regions(2, &content);
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].region, rect(100.0, 313.0, 500.0, 346.0));
-    }
-
-    /// "… as shown in Figure 3. The …" in running text is not a caption, however near a
-    /// drawing it is.
-    #[test]
-    fn a_reference_in_running_text_is_not_a_caption() {
-        let content = page(
-            vec![
-                run("as shown in", 100.0, 500.0, 160.0, 510.0),
-                run("Figure 3. The fit is good.", 162.0, 500.0, 290.0, 510.0),
-            ],
-            vec![rect(100.0, 520.0, 500.0, 700.0)],
-        );
-        assert!(find_regions(1, &content).is_empty());
-    }
-
-    /// A sentence broken before "Figure 3." goes on: the line above ends mid-sentence.
-    #[test]
-    fn a_reference_after_a_broken_line_is_not_a_caption() {
-        let content = page(
-            vec![
-                run(
-                    "The fitted spectrum of the source is shown in",
-                    100.0,
-                    512.0,
-                    400.0,
-                    522.0,
-                ),
-                run(
-                    "Figure 3. The fit is good and the residuals are small.",
-                    100.0,
-                    500.0,
-                    400.0,
-                    510.0,
-                ),
-            ],
-            vec![rect(100.0, 530.0, 500.0, 700.0)],
-        );
-        assert!(find_regions(1, &content).is_empty());
-    }
-
-    /// A run narrower than a point (a stray glyph) after a caption's label neither hangs
-    /// the line's assembly nor hides the caption.
-    #[test]
-    fn a_zero_width_run_ends_nothing() {
-        let content = page(
-            vec![
-                run("Figure 5", 100.0, 300.0, 140.0, 310.0),
-                run(".", 140.0, 300.0, 140.0, 310.0),
-                run(" The spectrum.", 142.0, 300.0, 300.0, 310.0),
-            ],
-            vec![rect(100.0, 320.0, 500.0, 600.0)],
-        );
-        let found = find_regions(1, &content);
-        assert_eq!(
-            found.iter().map(|f| f.label.as_str()).collect::<Vec<_>>(),
-            ["Figure 5"]
-        );
-    }
-
-    /// Two figures in one column: the lower one stops at the upper one's caption.
-    #[test]
-    fn a_figure_never_grows_past_another_caption() {
-        let content = page(
-            vec![
-                run("Figure 1. The upper one.", 100.0, 480.0, 300.0, 490.0),
-                run("Figure 2. The lower one.", 100.0, 230.0, 300.0, 240.0),
-            ],
-            vec![
-                rect(100.0, 500.0, 500.0, 700.0),
-                rect(100.0, 250.0, 500.0, 470.0),
-            ],
-        );
-        let found = find_regions(1, &content);
-        let lower = found
-            .iter()
-            .find(|f| f.label == "Figure 2")
-            .expect("Figure 2");
-        assert_eq!(lower.region, rect(100.0, 250.0, 500.0, 470.0));
-        let upper = found
-            .iter()
-            .find(|f| f.label == "Figure 1")
-            .expect("Figure 1");
-        assert_eq!(upper.region, rect(100.0, 500.0, 500.0, 700.0));
-    }
-}
+mod tests;
