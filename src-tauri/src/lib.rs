@@ -46,6 +46,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         library::library_import,
         library::library_import_paths,
         library::library_import_cancel,
+        library::library_background_embedding,
         library::library_list,
         library::library_paper,
         library::library_delete,
@@ -248,17 +249,40 @@ fn release_when_idle(app: tauri::AppHandle) {
 }
 
 /// Finishes, in the background, the imports an earlier run left unfinished (the app
-/// was closed or killed in the middle of one), then embeds their passages.
+/// was closed or killed in the middle of one), then embeds what has no vector yet: their
+/// passages, those of an import cancelled before its embedding ended, or the whole
+/// library once after the local model changed.
 fn finish_interrupted_imports(state: &state::AppState) {
     let library = state.engine().services.library.clone();
+    let shown = state.background_embedding.clone();
     tauri::async_runtime::spawn(async move {
         let finished = library.finish_incomplete(&|_, _, _| {}).await;
-        if finished.is_empty() {
-            return;
+        if !finished.is_empty() {
+            tracing::info!(papers = finished.len(), "finished interrupted imports");
         }
-        tracing::info!(papers = finished.len(), "finished interrupted imports");
-        if let Err(error) = library.index(&|_, _| {}).await {
-            tracing::warn!(%error, "embedding the finished imports failed");
+        match library.needs_indexing().await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(error) => return tracing::warn!(%error, "could not read the index's state"),
+        }
+        let progress = {
+            let shown = shown.clone();
+            move |done, total| {
+                if let Ok(mut slot) = shown.lock() {
+                    *slot = Some(library::EmbeddingProgress {
+                        done: library::count(done),
+                        total: library::count(total),
+                    });
+                }
+            }
+        };
+        let report = library.index(&progress).await;
+        if let Ok(mut slot) = shown.lock() {
+            *slot = None;
+        }
+        match report {
+            Ok(report) => tracing::info!(?report, "embedded the library's pending passages"),
+            Err(error) => tracing::warn!(%error, "embedding the pending passages failed"),
         }
     });
 }

@@ -2,15 +2,14 @@
 //! stored PDF for the viewer, notes, collections, passage search, deletion and BibTeX.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use asterism_library::library::{ImportCounts, ImportItem};
+use asterism_library::library::run::{CollectionInfo, PassageResults};
+use asterism_library::library::{ImportItem, ImportPlan, ImportRun, ImportWatcher};
 use asterism_store::{LibraryPaper, Note, PaperFilter};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
 use tauri::ipc::Channel;
-use tokio_util::sync::CancellationToken;
 
 use crate::dialogs::{Dialogs, FileDialog, Phrase, UiLanguage, shown};
 use crate::error::{AppError, AppErrorKind};
@@ -31,7 +30,7 @@ pub struct ImportedFile {
     pub message: Option<String>,
 }
 
-/// Passages embedded so far after an import.
+/// Passages embedded so far (after an import, or in the background).
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddingProgress {
@@ -71,9 +70,7 @@ pub enum ImportEvent {
     Finished(ImportSummary),
 }
 
-fn count(value: impl TryInto<u32>) -> u32 {
-    value.try_into().unwrap_or(u32::MAX)
-}
+pub(crate) use asterism_library::library::run::wire_count as count;
 
 fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
     let reported = item.reported();
@@ -88,6 +85,43 @@ fn file_event(done: usize, total: usize, item: &ImportItem) -> ImportedFile {
     }
 }
 
+/// An import's progress, sent through the channel as it comes.
+struct ChannelWatcher(Channel<ImportEvent>);
+
+impl ImportWatcher for ChannelWatcher {
+    fn file(&self, done: usize, total: usize, item: &ImportItem) {
+        let _ = self
+            .0
+            .send(ImportEvent::File(file_event(done, total, item)));
+    }
+
+    fn embedding(&self, done: i64, total: i64) {
+        let _ = self.0.send(ImportEvent::Embedding(EmbeddingProgress {
+            done: count(done),
+            total: count(total),
+        }));
+    }
+}
+
+impl From<&ImportRun> for ImportSummary {
+    fn from(run: &ImportRun) -> Self {
+        let counts = &run.counts;
+        Self {
+            imported: count(counts.imported),
+            linked: count(counts.linked),
+            duplicates: count(counts.duplicates),
+            metadata_only: count(counts.metadata_only),
+            skipped: count(counts.skipped),
+            failed: count(counts.failed),
+            embedded: run.index.as_ref().map(|report| count(report.embedded)),
+            index_error: run.index.as_ref().and_then(|report| report.error.clone()),
+            stopped: run.stopped,
+            done: count(run.items.len()),
+            total: count(run.total),
+        }
+    }
+}
+
 /// Imports `paths`, puts the new papers in `collection` if given, then embeds their
 /// passages; progress streams through `channel`.
 async fn import_paths(
@@ -97,85 +131,33 @@ async fn import_paths(
     channel: Channel<ImportEvent>,
 ) -> Result<ImportSummary, AppError> {
     let services = state.engine().services.clone();
-    let run = state.start_import()?;
-    let cancel = run.token.clone();
-    let channel = Arc::new(channel);
-    let files = channel.clone();
-    let seen = Arc::new(std::sync::Mutex::new((Vec::new(), 0usize)));
-    let kept = seen.clone();
-    let progress = move |done, total, item: &ImportItem| {
-        if let Ok(mut seen) = kept.lock() {
-            seen.0.push(item.clone());
-            seen.1 = total;
-        }
-        let _ = files.send(ImportEvent::File(file_event(done, total, item)));
+    let import = state.start_import()?;
+    let plan = ImportPlan {
+        online: true,
+        collection,
+        embed: true,
     };
-    let import = services.library.import(&paths, true, &progress);
-    // Dropped at a cancel: a paper counts as imported only once its passages are
-    // committed, and the rest is finished by the next import or start.
-    let finished = tokio::select! {
-        _ = import => true,
-        () = cancel.cancelled() => false,
-    };
-    let (items, total) = seen.lock().map(|seen| seen.clone()).unwrap_or_default();
-    let mut summary = tally(&services, &items, collection.as_deref()).await?;
-    summary.total = count(total.max(items.len()));
-    summary.stopped = !finished;
-    if finished {
-        summary.stopped = !embed(&services, &channel, &cancel, &mut summary).await?;
-    }
+    let watcher = ChannelWatcher(channel);
+    let run = services
+        .library
+        .import_run(&paths, &plan, &watcher, &import.token)
+        .await?;
     asterism_agent::heap::release_free_memory();
-    let _ = channel.send(ImportEvent::Finished(summary.clone()));
+    let summary = ImportSummary::from(&run);
+    let _ = watcher.0.send(ImportEvent::Finished(summary.clone()));
     Ok(summary)
 }
 
-/// Counts what each file became, and puts the papers into `collection`.
-async fn tally(
-    services: &asterism_agent::Services,
-    items: &[ImportItem],
-    collection: Option<&str>,
-) -> Result<ImportSummary, AppError> {
-    if let Some(collection) = collection {
-        services.library.collect_imported(items, collection).await?;
-    }
-    let counts = ImportCounts::of(items);
-    Ok(ImportSummary {
-        imported: count(counts.imported),
-        linked: count(counts.linked),
-        duplicates: count(counts.duplicates),
-        metadata_only: count(counts.metadata_only),
-        skipped: count(counts.skipped),
-        failed: count(counts.failed),
-        done: count(items.len()),
-        ..ImportSummary::default()
-    })
-}
-
-/// Embeds the passages still without vectors; false when cancelled (the vectors
-/// committed so far are kept, and the next import or start embeds the rest).
-async fn embed(
-    services: &asterism_agent::Services,
-    channel: &Arc<Channel<ImportEvent>>,
-    cancel: &CancellationToken,
-    summary: &mut ImportSummary,
-) -> Result<bool, AppError> {
-    let embedding = channel.clone();
-    let progress = move |done, total| {
-        let _ = embedding.send(ImportEvent::Embedding(EmbeddingProgress {
-            done: count(done),
-            total: count(total),
-        }));
-    };
-    let index = services.library.index(&progress);
-    let report = tokio::select! {
-        report = index => report?,
-        () = cancel.cancelled() => return Ok(false),
-    };
-    if let Some(report) = report {
-        summary.embedded = Some(count(report.embedded));
-        summary.index_error = report.error;
-    }
-    Ok(true)
+/// The embedding the app began in the background at start (passages without a vector,
+/// or the whole library once after the local model changed); `None` when none runs.
+#[tauri::command]
+#[specta::specta]
+pub fn library_background_embedding(state: State<'_, AppState>) -> Option<EmbeddingProgress> {
+    state
+        .background_embedding
+        .lock()
+        .ok()
+        .and_then(|slot| slot.clone())
 }
 
 /// Stops the import in progress, between two commits. What was done is kept.
@@ -471,31 +453,12 @@ pub async fn library_delete(
         .await?)
 }
 
-/// A collection and how many papers it holds.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct CollectionInfo {
-    pub name: String,
-    pub papers: u32,
-}
-
 #[tauri::command]
 #[specta::specta]
 pub async fn library_collections(
     state: State<'_, AppState>,
 ) -> Result<Vec<CollectionInfo>, AppError> {
-    Ok(state
-        .engine()
-        .services
-        .store
-        .collections()
-        .await?
-        .into_iter()
-        .map(|(name, papers)| CollectionInfo {
-            name,
-            papers: count(papers),
-        })
-        .collect())
+    Ok(state.engine().services.library.collections().await?)
 }
 
 /// Adds a paper to a collection (created on first use).
@@ -583,47 +546,6 @@ pub async fn notes_list(
         .await?)
 }
 
-/// A passage found by `library_search`.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct PassageHit {
-    pub paper_id: String,
-    pub title: String,
-    pub authors: Vec<String>,
-    pub year: Option<u32>,
-    pub page: Option<u32>,
-    pub section: Option<String>,
-    /// The first and last page when the passage spans two (`page` is the snippet's).
-    pub pages: Option<PageSpan>,
-    pub text: String,
-    /// The passage's best-matching sentence(s), and the query's words in them.
-    pub snippet: String,
-    pub marks: Vec<Mark>,
-    pub score: f64,
-}
-
-/// Pages a passage spans.
-#[derive(Debug, Clone, Copy, Serialize, Type)]
-pub struct PageSpan {
-    pub first: u32,
-    pub last: u32,
-}
-
-/// A query word in a snippet: [start, end) in Unicode scalar values (`Array.from`).
-#[derive(Debug, Clone, Copy, Serialize, Type)]
-pub struct Mark {
-    pub start: u32,
-    pub end: u32,
-}
-
-/// Passages matching `query`, with the search mode and why it was not hybrid.
-#[derive(Debug, Clone, Serialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct PassageResults {
-    pub hits: Vec<PassageHit>,
-    pub note: Option<String>,
-}
-
 #[tauri::command]
 #[specta::specta]
 pub async fn library_search(
@@ -638,37 +560,7 @@ pub async fn library_search(
         .library
         .search(&query, &filter, limit.clamp(1, 100) as usize)
         .await?;
-    Ok(PassageResults {
-        hits: results
-            .hits
-            .into_iter()
-            .map(|hit| PassageHit {
-                paper_id: hit.chunk.paper_id,
-                title: hit.chunk.title,
-                authors: hit.chunk.authors,
-                year: hit.chunk.year.and_then(|y| u32::try_from(y).ok()),
-                page: hit.chunk.page.and_then(|p| u32::try_from(p).ok()),
-                section: hit.chunk.section,
-                pages: hit.pages.map(|[first, last]| PageSpan {
-                    first: u32::try_from(first).unwrap_or(0),
-                    last: u32::try_from(last).unwrap_or(0),
-                }),
-                text: hit.chunk.text,
-                marks: hit
-                    .snippet
-                    .marks
-                    .iter()
-                    .map(|[start, end]| Mark {
-                        start: u32::try_from(*start).unwrap_or(u32::MAX),
-                        end: u32::try_from(*end).unwrap_or(u32::MAX),
-                    })
-                    .collect(),
-                snippet: hit.snippet.text,
-                score: hit.score,
-            })
-            .collect(),
-        note: results.note,
-    })
+    Ok(results.into())
 }
 
 /// What a BibTeX export wrote: how many entries, where, and the notes (e.g. "ADS
@@ -805,5 +697,14 @@ pub async fn library_objects_near(
         .library
         .objects_near(&name, radius_arcmin)
         .await
-        .map_err(|message| AppError::new(AppErrorKind::Service, message))
+        .map_err(|error| {
+            use asterism_library::library::objects::NearError;
+            let kind = match &error {
+                NearError::Invalid(_) => AppErrorKind::InvalidInput,
+                NearError::UnknownName { .. } => AppErrorKind::NotFound,
+                NearError::Resolver { .. } => AppErrorKind::Service,
+                NearError::Store(_) => AppErrorKind::Storage,
+            };
+            AppError::new(kind, error.to_string())
+        })
 }

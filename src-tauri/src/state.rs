@@ -62,6 +62,8 @@ pub struct AppState {
     pub timelines: TimelineCache,
     /// The library import in progress (one at a time), for its Cancel.
     import: Mutex<Option<CancellationToken>>,
+    /// Where the background embedding begun at start is (`None`: none runs).
+    pub background_embedding: Arc<Mutex<Option<crate::library::EmbeddingProgress>>>,
 }
 
 /// The import in progress; the slot empties when it is dropped.
@@ -87,6 +89,7 @@ impl Default for AppState {
             questions: QuestionBroker::new(asterism_agent::questions::DEFAULT_TIMEOUT, true),
             timelines: TimelineCache::default(),
             import: Mutex::default(),
+            background_embedding: Arc::default(),
         }
     }
 }

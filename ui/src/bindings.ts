@@ -69,6 +69,11 @@ export const commands = {
 	libraryImportPaths: (paths: string[], collection: string | null, onProgress: Channel<ImportEvent_Deserialize>) => typedError<ImportSummary_Serialize | null, AppError>(__TAURI_INVOKE("library_import_paths", { paths, collection, onProgress })),
 	/**  Stops the import in progress, between two commits. What was done is kept. */
 	libraryImportCancel: () => __TAURI_INVOKE<boolean>("library_import_cancel"),
+	/**
+	 *  The embedding the app began in the background at start (passages without a vector,
+	 *  or the whole library once after the local model changed); `None` when none runs.
+	 */
+	libraryBackgroundEmbedding: () => __TAURI_INVOKE<EmbeddingProgress | null>("library_background_embedding"),
 	/**  Papers of the library, newest first. */
 	libraryList: (filter: PaperFilter_Deserialize) => typedError<LibraryPaper_Serialize[], AppError>(__TAURI_INVOKE("library_list", { filter })),
 	libraryPaper: (paperId: string) => typedError<PaperDetails_Serialize, AppError>(__TAURI_INVOKE("library_paper", { paperId })),
@@ -621,7 +626,7 @@ export type Component = {
 	texts: string[],
 };
 
-/**  Passages embedded so far after an import. */
+/**  Passages embedded so far (after an import, or in the background). */
 export type EmbeddingProgress = {
 	done: number,
 	total: number,
@@ -1373,10 +1378,10 @@ export type PaperRecord_Serialize = {
 	local: LocalStatus,
 };
 
-/**  A passage found by `library_search`. */
+/**  A passage found by a library search, as the app shows it. */
 export type PassageHit = PassageHit_Serialize | PassageHit_Deserialize;
 
-/**  A passage found by `library_search`. */
+/**  A passage found by a library search, as the app shows it. */
 export type PassageHit_Deserialize = {
 	paperId: string,
 	title: string,
@@ -1393,7 +1398,7 @@ export type PassageHit_Deserialize = {
 	score: number | null,
 };
 
-/**  A passage found by `library_search`. */
+/**  A passage found by a library search, as the app shows it. */
 export type PassageHit_Serialize = {
 	paperId: string,
 	title: string,
@@ -1410,16 +1415,16 @@ export type PassageHit_Serialize = {
 	score: number | null,
 };
 
-/**  Passages matching `query`, with the search mode and why it was not hybrid. */
+/**  Passages matching a query, and why the search was not hybrid. */
 export type PassageResults = PassageResults_Serialize | PassageResults_Deserialize;
 
-/**  Passages matching `query`, with the search mode and why it was not hybrid. */
+/**  Passages matching a query, and why the search was not hybrid. */
 export type PassageResults_Deserialize = {
 	hits: PassageHit_Deserialize[],
 	note?: string | null,
 };
 
-/**  Passages matching `query`, with the search mode and why it was not hybrid. */
+/**  Passages matching a query, and why the search was not hybrid. */
 export type PassageResults_Serialize = {
 	hits: PassageHit_Serialize[],
 	note: string | null,

@@ -120,7 +120,7 @@ pub fn build_services(settings: &Settings, store: Store) -> Result<Arc<Services>
 pub fn embeddings(
     settings: &Settings,
 ) -> Result<(Option<Arc<dyn Embedder>>, Chunker), BootstrapError> {
-    let local = LocalModel::find();
+    let local = LocalModel::find_preferring(&settings.local_embedding_model);
     let chunker = local
         .as_ref()
         .and_then(|model| model.chunker().ok())
@@ -147,7 +147,7 @@ pub fn embeddings(
         EmbeddingMode::Local => {
             let model = local.ok_or_else(|| {
                 BootstrapError::Service(
-                    "EMBEDDINGS=local but the MiniLM model is not installed (scripts/install-deps.sh installs it)"
+                    "EMBEDDINGS=local but no local embedding model is installed (scripts/install-deps.sh installs it)"
                         .into(),
                 )
             })?;
@@ -171,7 +171,7 @@ pub fn embeddings(
 /// Which embedding model search uses, in words, and whether that is a fallback the user
 /// should hear about (a missing local model when one was expected).
 pub fn embeddings_report(settings: &Settings) -> (String, bool) {
-    let local = LocalModel::find();
+    let local = LocalModel::find_preferring(&settings.local_embedding_model);
     match (embeddings(settings), settings.embeddings) {
         (Err(error), _) => (format!("unusable: {error}"), true),
         (Ok((None, _)), EmbeddingMode::None) => (
@@ -185,14 +185,20 @@ pub fn embeddings_report(settings: &Settings) -> (String, bool) {
             true,
         ),
         (Ok((Some(embedder), _)), _) => match local {
-            Some(model) if embedder.name().starts_with("local:") => (
-                format!(
-                    "{} ({})",
-                    embedder.name(),
-                    model.dir.canonicalize().unwrap_or(model.dir).display()
-                ),
-                false,
-            ),
+            Some(model) if embedder.name().starts_with("local:") => {
+                let dir = model.dir.canonicalize().unwrap_or(model.dir.clone());
+                let chosen = &settings.local_embedding_model;
+                if model.spec.name.to_lowercase().contains(chosen.as_str()) {
+                    (format!("{} ({})", embedder.name(), dir.display()), false)
+                } else {
+                    let text = format!(
+                        "{} ({}): LOCAL_EMBEDDING_MODEL={chosen} is not installed",
+                        embedder.name(),
+                        dir.display()
+                    );
+                    (text, true)
+                }
+            }
             _ => (embedder.name(), false),
         },
     }

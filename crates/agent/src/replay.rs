@@ -142,6 +142,77 @@ fn text_field<'a>(value: &'a serde_json::Value, key: &str) -> &'a str {
         .unwrap_or("")
 }
 
+/// A stored answer: its thinking, its text and its tool calls, as they streamed.
+fn assistant_events(message: &StoredMessage, events: &mut Vec<AgentEvent>) {
+    let agent_name = &message.agent_name;
+    let thinking = text_field(&message.metadata, "thinking");
+    if !thinking.is_empty() {
+        events.push(AgentEvent::Thinking {
+            delta: thinking.to_string(),
+            step: message.step,
+            agent_name: agent_name.clone(),
+        });
+    }
+    if !message.content.is_empty() {
+        events.push(AgentEvent::TextDelta {
+            delta: message.content.clone(),
+            step: message.step,
+            agent_name: agent_name.clone(),
+        });
+    }
+    for call in stored_tool_calls(message) {
+        let arguments = serde_json::from_str(&call.arguments)
+            .unwrap_or(serde_json::Value::String(call.arguments.clone()));
+        events.push(AgentEvent::ToolCall {
+            id: call.id.clone(),
+            tool_call_id: call.id,
+            name: call.name,
+            arguments,
+            step: message.step,
+            agent_name: agent_name.clone(),
+        });
+    }
+}
+
+/// A stored tool result (after the to-do list todo_write announced before it, live).
+fn tool_events(message: &StoredMessage, events: &mut Vec<AgentEvent>) {
+    let agent_name = message.agent_name.clone();
+    let tool_call_id = message.tool_call_id.clone().unwrap_or_default();
+    let is_error = message
+        .metadata
+        .get("isError")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    if text_field(&message.metadata, "name") == "todo_write"
+        && !is_error
+        && let Some(todos) = message.metadata.pointer("/metadata/todos")
+    {
+        events.push(AgentEvent::TodoUpdated {
+            agent_name: agent_name.clone(),
+            todos: todos.clone(),
+        });
+    }
+    events.push(AgentEvent::ToolResult {
+        id: tool_call_id.clone(),
+        tool_call_id,
+        name: text_field(&message.metadata, "name").to_string(),
+        output: message.content.clone(),
+        is_error,
+        metadata: message
+            .metadata
+            .get("metadata")
+            .cloned()
+            .unwrap_or(serde_json::Value::Null),
+        step: message.step,
+        duration_ms: message
+            .metadata
+            .get("durationMs")
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(0.0),
+        agent_name,
+    });
+}
+
 /// Rebuilds events from stored messages.
 pub fn events_from_messages(
     session_id: &str,
@@ -178,72 +249,8 @@ pub fn events_from_messages(
                     started_at: message.created_at.clone(),
                 });
             }
-            MessageRole::Assistant => {
-                let thinking = text_field(&message.metadata, "thinking");
-                if !thinking.is_empty() {
-                    events.push(AgentEvent::Thinking {
-                        delta: thinking.to_string(),
-                        step: message.step,
-                        agent_name: agent_name.clone(),
-                    });
-                }
-                if !message.content.is_empty() {
-                    events.push(AgentEvent::TextDelta {
-                        delta: message.content.clone(),
-                        step: message.step,
-                        agent_name: agent_name.clone(),
-                    });
-                }
-                for call in stored_tool_calls(message) {
-                    let arguments = serde_json::from_str(&call.arguments)
-                        .unwrap_or(serde_json::Value::String(call.arguments.clone()));
-                    events.push(AgentEvent::ToolCall {
-                        id: call.id.clone(),
-                        tool_call_id: call.id,
-                        name: call.name,
-                        arguments,
-                        step: message.step,
-                        agent_name: agent_name.clone(),
-                    });
-                }
-            }
-            MessageRole::Tool => {
-                let tool_call_id = message.tool_call_id.clone().unwrap_or_default();
-                // todo_write announced its list before its result, live.
-                let is_error = message
-                    .metadata
-                    .get("isError")
-                    .and_then(serde_json::Value::as_bool)
-                    .unwrap_or(false);
-                if text_field(&message.metadata, "name") == "todo_write"
-                    && !is_error
-                    && let Some(todos) = message.metadata.pointer("/metadata/todos")
-                {
-                    events.push(AgentEvent::TodoUpdated {
-                        agent_name: agent_name.clone(),
-                        todos: todos.clone(),
-                    });
-                }
-                events.push(AgentEvent::ToolResult {
-                    id: tool_call_id.clone(),
-                    tool_call_id,
-                    name: text_field(&message.metadata, "name").to_string(),
-                    output: message.content.clone(),
-                    is_error,
-                    metadata: message
-                        .metadata
-                        .get("metadata")
-                        .cloned()
-                        .unwrap_or(serde_json::Value::Null),
-                    step: message.step,
-                    duration_ms: message
-                        .metadata
-                        .get("durationMs")
-                        .and_then(serde_json::Value::as_f64)
-                        .unwrap_or(0.0),
-                    agent_name,
-                });
-            }
+            MessageRole::Assistant => assistant_events(message, &mut events),
+            MessageRole::Tool => tool_events(message, &mut events),
             MessageRole::Event => {
                 let thinking = text_field(&message.metadata, "partialThinking");
                 if !thinking.is_empty() {

@@ -375,19 +375,7 @@ impl AgentRuntime {
             .await?;
         let previous = store.messages(&rows.session_id).await?;
         let mut conversation = conversation_from(&previous, &rows.agent_name);
-        let memories = store
-            .memories(crate::memory::PROMPT_MEMORIES)
-            .await
-            .unwrap_or_default();
-        let skills = crate::skills::SkillRegistry::load(&self.services.skills_dir());
-        let system =
-            crate::prompt::system_prompt(&chrono::Utc::now().format("%Y-%m-%d").to_string())
-                + &crate::memory::prompt_section(&memories)
-                + &if self.registry.get("load_skill").is_some() {
-                    skills.prompt_section()
-                } else {
-                    String::new()
-                };
+        let system = self.system_prompt().await;
         if previous.is_empty() {
             run.persister
                 .messages(vec![rows.row(0, MessageRole::System, system.clone())]);
@@ -405,6 +393,70 @@ impl AgentRuntime {
         if let Some(problem) = hooks_problem {
             self.notice(run, 0, "hooks", problem);
         }
+        if let Some(reason) = self.prompt_hooks(run, hooks, is_new, &question).await {
+            outcome.error = Some(reason);
+            return Ok(());
+        }
+        conversation.push(crate::history::cut_for_model(ChatMessage::User {
+            content: question,
+        }));
+        let compaction = self.compaction_request(&rows.session_id);
+        let shared = self.executor_shared(request, run, hooks, &compaction).await;
+        let max_steps = i32::try_from(self.config.max_steps).unwrap_or(i32::MAX);
+        self.react(
+            run,
+            &system,
+            &mut conversation,
+            &shared,
+            &compaction,
+            max_steps,
+            outcome,
+        )
+        .await;
+        if outcome.reason == RunFinishReason::MaxSteps {
+            let event = AgentEvent::Error {
+                kind: "maxSteps".into(),
+                message: format!(
+                    "The run stopped after {} steps, its limit, before the model finished.",
+                    self.config.max_steps
+                ),
+                step: outcome.steps,
+            };
+            self.store_event(run, outcome.steps, &event, None);
+            run.sink.emit(event);
+        }
+        Ok(())
+    }
+
+    /// The system prompt of today: the base prompt, the user's memories and, when the
+    /// agent can load skills, the skills it has.
+    async fn system_prompt(&self) -> String {
+        let memories = self
+            .services
+            .store
+            .memories(crate::memory::PROMPT_MEMORIES)
+            .await
+            .unwrap_or_default();
+        let skills = crate::skills::SkillRegistry::load(&self.services.skills_dir());
+        crate::prompt::system_prompt(&chrono::Utc::now().format("%Y-%m-%d").to_string())
+            + &crate::memory::prompt_section(&memories)
+            + &if self.registry.get("load_skill").is_some() {
+                skills.prompt_section()
+            } else {
+                String::new()
+            }
+    }
+
+    /// SessionStart (for a new session) and UserPromptSubmit hooks; the reason when a
+    /// hook blocked the question (said in the timeline and stored).
+    async fn prompt_hooks(
+        &self,
+        run: &Run<'_>,
+        hooks: &HookRegistry,
+        is_new: bool,
+        question: &str,
+    ) -> Option<String> {
+        let rows = &run.rows;
         if is_new {
             let start = HookInput::new(HookEvent::SessionStart, &rows.session_id, MAIN_AGENT);
             let (_, errors) = hooks.notify(start).await;
@@ -413,29 +465,35 @@ impl AgentRuntime {
             }
         }
         let prompt_input = HookInput {
-            prompt: Some(question.clone()),
+            prompt: Some(question.to_string()),
             ..HookInput::new(HookEvent::UserPromptSubmit, &rows.session_id, MAIN_AGENT)
         };
         let (blocked, errors) = hooks.notify(prompt_input).await;
         for error in errors {
             self.notice(run, 0, "hook", error.to_string());
         }
-        if let Some(reason) = blocked {
-            let event = AgentEvent::Error {
-                kind: "hook".into(),
-                message: format!("A hook blocked this question: {reason}"),
-                step: 0,
-            };
-            self.store_event(run, 0, &event, None);
-            run.sink.emit(event);
-            outcome.error = Some(reason);
-            return Ok(());
-        }
-        conversation.push(crate::history::cut_for_model(ChatMessage::User {
-            content: question,
-        }));
+        let reason = blocked?;
+        let event = AgentEvent::Error {
+            kind: "hook".into(),
+            message: format!("A hook blocked this question: {reason}"),
+            step: 0,
+        };
+        self.store_event(run, 0, &event, None);
+        run.sink.emit(event);
+        Some(reason)
+    }
 
-        let compaction = self.compaction_request(&rows.session_id);
+    /// What every tool call of this run shares: the tools (with the MCP servers'), the
+    /// permission rules, the hooks, and the context tools run in (with the launcher of
+    /// subagents).
+    async fn executor_shared(
+        &self,
+        request: &RunRequest,
+        run: &Run<'_>,
+        hooks: &HookRegistry,
+        compaction: &CompactionRequest,
+    ) -> Arc<ExecutorShared> {
+        let rows = &run.rows;
         let permissions = Arc::new(self.permission_checker(run).await);
         let hooks = Arc::new(hooks.clone());
         let subagents = crate::subagent::SubagentLauncher {
@@ -448,7 +506,7 @@ impl AgentRuntime {
             counter: Arc::default(),
         };
         let registry = self.registry_with_mcp(run).await;
-        let shared = Arc::new(ExecutorShared {
+        Arc::new(ExecutorShared {
             registry,
             config: self.config.clone(),
             permissions: permissions.clone(),
@@ -476,32 +534,7 @@ impl AgentRuntime {
                 subagents: Some(subagents),
             },
             duplicates: Mutex::new(DuplicateDetector::default()),
-        });
-        let max_steps = i32::try_from(self.config.max_steps).unwrap_or(i32::MAX);
-        self.react(
-            run,
-            &system,
-            &mut conversation,
-            &shared,
-            &compaction,
-            max_steps,
-            outcome,
-        )
-        .await;
-        if outcome.reason != RunFinishReason::MaxSteps {
-            return Ok(());
-        }
-        let event = AgentEvent::Error {
-            kind: "maxSteps".into(),
-            message: format!(
-                "The run stopped after {} steps, its limit, before the model finished.",
-                self.config.max_steps
-            ),
-            step: outcome.steps,
-        };
-        self.store_event(run, outcome.steps, &event, None);
-        run.sink.emit(event);
-        Ok(())
+        })
     }
 
     /// The ReAct loop of one agent (the main agent or a subagent): compaction when
@@ -587,92 +620,118 @@ impl AgentRuntime {
                 }
             };
             let (mut response, latency_ms) = response;
-            let usage = response.usage.unwrap_or_default();
-            outcome.usage.add(usage);
-            run.sink.emit(AgentEvent::Usage {
-                step,
-                usage,
-                model: response.model.clone(),
-                latency_ms,
-            });
             executor.start_remaining(&response.tool_calls);
             response.tool_calls = executor.calls();
-            let assistant_message = ChatMessage::Assistant {
-                content: (!response.text.is_empty()).then(|| response.text.clone()),
-                tool_calls: response.tool_calls.clone(),
-            };
-            let mut assistant = rows.row(step, MessageRole::Assistant, response.text.clone());
-            assistant.tool_calls = (!response.tool_calls.is_empty())
-                .then(|| serde_json::to_value(&response.tool_calls).unwrap_or_default());
-            assistant.metadata = serde_json::json!({
-                "thinking": response.thinking,
-                "model": response.model,
-                "finishReason": response.finish_reason,
-                "usage": usage,
-                "latencyMs": latency_ms,
-            });
-            assistant.raw_json = serde_json::to_value(&assistant_message).ok();
-            run.persister.messages(vec![assistant]);
-            run.persister.metrics(vec![MetricRow {
-                session_id: rows.session_id.clone(),
-                run_id: rows.run_id.clone(),
-                step,
-                agent_name: rows.agent_name.clone(),
-                kind: "model".into(),
-                name: response.model.clone(),
-                via: None,
-                prompt_tokens: usage.prompt_tokens,
-                completion_tokens: usage.completion_tokens,
-                duration_ms: latency_ms,
-            }]);
-            if !response.text.is_empty() {
-                outcome.answer = response.text.clone();
-            }
+            let assistant_message = self.record_answer(run, step, &response, latency_ms, outcome);
             conversation.push(crate::history::cut_for_model(assistant_message));
             if response.tool_calls.is_empty() {
                 outcome.reason = RunFinishReason::Completed;
                 return;
             }
             let results = executor.finish().await;
-            // A tool's own model calls (rag_search's answer) count in the run's usage.
-            for call in results.iter().flat_map(|result| &result.output.model_calls) {
-                outcome.usage.add(call.usage);
-            }
-            // Stored in the order they finished (as the timeline showed them); sent in
-            // call order.
-            let mut by_finish: Vec<&crate::executor::CallResult> = results.iter().collect();
-            by_finish.sort_by_key(|result| result.finished_at);
-            run.persister.messages(
-                by_finish
-                    .iter()
-                    .map(|result| {
-                        let mut row =
-                            rows.row(step, MessageRole::Tool, result.output.content.clone());
-                        row.tool_call_id = Some(result.tool_call_id.clone());
-                        // The call's arguments are the assistant row's (`tool_calls`,
-                        // `raw_json`): not a third copy here.
-                        row.metadata = serde_json::json!({
-                            "name": result.name,
-                            "isError": result.output.is_error,
-                            "metadata": result.output.metadata,
-                            "durationMs": result.duration.as_secs_f64() * 1000.0,
-                            "outcome": result.outcome,
-                            "decision": result.decision,
-                        });
-                        row
-                    })
-                    .collect(),
-            );
-            for result in &results {
-                conversation.push(ChatMessage::Tool {
-                    tool_call_id: result.tool_call_id.clone(),
-                    content: result.output.content.clone(),
-                });
-            }
+            self.record_results(run, step, &results, conversation, outcome);
             step += 1;
         }
         outcome.steps = max_steps;
         outcome.reason = RunFinishReason::MaxSteps;
+    }
+
+    /// Counts, shows and stores one step's answer (its usage, its row, its metric): the
+    /// message that goes into the conversation.
+    fn record_answer(
+        &self,
+        run: &Run<'_>,
+        step: i32,
+        response: &asterism_llm::ChatResponse,
+        latency_ms: f64,
+        outcome: &mut RunOutcome,
+    ) -> ChatMessage {
+        let rows = &run.rows;
+        let usage = response.usage.unwrap_or_default();
+        outcome.usage.add(usage);
+        run.sink.emit(AgentEvent::Usage {
+            step,
+            usage,
+            model: response.model.clone(),
+            latency_ms,
+        });
+        let assistant_message = ChatMessage::Assistant {
+            content: (!response.text.is_empty()).then(|| response.text.clone()),
+            tool_calls: response.tool_calls.clone(),
+        };
+        let mut assistant = rows.row(step, MessageRole::Assistant, response.text.clone());
+        assistant.tool_calls = (!response.tool_calls.is_empty())
+            .then(|| serde_json::to_value(&response.tool_calls).unwrap_or_default());
+        assistant.metadata = serde_json::json!({
+            "thinking": response.thinking,
+            "model": response.model,
+            "finishReason": response.finish_reason,
+            "usage": usage,
+            "latencyMs": latency_ms,
+        });
+        assistant.raw_json = serde_json::to_value(&assistant_message).ok();
+        run.persister.messages(vec![assistant]);
+        run.persister.metrics(vec![MetricRow {
+            session_id: rows.session_id.clone(),
+            run_id: rows.run_id.clone(),
+            step,
+            agent_name: rows.agent_name.clone(),
+            kind: "model".into(),
+            name: response.model.clone(),
+            via: None,
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            duration_ms: latency_ms,
+        }]);
+        if !response.text.is_empty() {
+            outcome.answer = response.text.clone();
+        }
+        assistant_message
+    }
+
+    /// Counts the tools' own model calls, stores the results in the order they finished
+    /// (as the timeline showed them) and puts them into the conversation in call order.
+    fn record_results(
+        &self,
+        run: &Run<'_>,
+        step: i32,
+        results: &[crate::executor::CallResult],
+        conversation: &mut Vec<ChatMessage>,
+        outcome: &mut RunOutcome,
+    ) {
+        // A tool's own model calls (rag_search's answer) count in the run's usage.
+        for call in results.iter().flat_map(|result| &result.output.model_calls) {
+            outcome.usage.add(call.usage);
+        }
+        let mut by_finish: Vec<&crate::executor::CallResult> = results.iter().collect();
+        by_finish.sort_by_key(|result| result.finished_at);
+        let rows = &run.rows;
+        run.persister.messages(
+            by_finish
+                .iter()
+                .map(|result| {
+                    let mut row = rows.row(step, MessageRole::Tool, result.output.content.clone());
+                    row.tool_call_id = Some(result.tool_call_id.clone());
+                    // The call's arguments are the assistant row's (`tool_calls`,
+                    // `raw_json`): not a third copy here.
+                    row.metadata = serde_json::json!({
+                        "name": result.name,
+                        "isError": result.output.is_error,
+                        "metadata": result.output.metadata,
+                        "durationMs": result.duration.as_secs_f64() * 1000.0,
+                        "outcome": result.outcome,
+                        "decision": result.decision,
+                    });
+                    row
+                })
+                .collect(),
+        );
+        for result in results {
+            conversation.push(ChatMessage::Tool {
+                tool_call_id: result.tool_call_id.clone(),
+                content: result.output.content.clone(),
+            });
+        }
     }
 
     /// Hands the agent the results of background tasks that finished since it last

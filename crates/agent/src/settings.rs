@@ -51,6 +51,8 @@ pub struct Settings {
     pub embedding_base_url: String,
     pub embedding_api_key: Option<String>,
     pub embedding_model: String,
+    /// Which installed local model to use (`LOCAL_EMBEDDING_MODEL`: bge-small, minilm).
+    pub local_embedding_model: String,
     pub max_steps: u32,
     /// The longest wait for the model's response to start or continue.
     pub llm_idle_timeout: Duration,
@@ -225,50 +227,12 @@ impl Settings {
         let (workspace, workspace_problem) =
             checked_workspace(optional(value("ASTERISM_WORKSPACE")), &data_dir);
         let embeddings = embedding_mode(value("EMBEDDINGS"))?;
-        let max_steps: u32 = number(
-            "ASTERISM_MAX_STEPS",
-            value("ASTERISM_MAX_STEPS"),
-            "a positive whole number",
-            |steps| *steps > 0,
-        )?;
-        let llm_idle_timeout = Duration::from_secs_f64(number(
-            "LLM_IDLE_TIMEOUT_S",
-            value("LLM_IDLE_TIMEOUT_S"),
-            "a number of seconds, 1 or more",
-            |seconds: &f64| seconds.is_finite() && *seconds >= 1.0,
-        )?);
-        let max_argument_bytes = number(
-            "MAX_TOOL_ARGUMENT_KB",
-            value("MAX_TOOL_ARGUMENT_KB"),
-            "a positive whole number of KiB",
-            |kib: &usize| *kib > 0,
-        )?
-        .saturating_mul(1024);
-        let cache_days = number(
-            "TARGET_CACHE_DAYS",
-            value("TARGET_CACHE_DAYS"),
-            "a number of days, 0 or more",
-            |days: &f64| days.is_finite() && *days >= 0.0,
-        )?;
-        let news_limit = number(
-            "NEWS_LIMIT",
-            value("NEWS_LIMIT"),
-            "a positive whole number",
-            |limit: &usize| *limit > 0,
-        )?;
+        let limits = Limits::read(&mut value)?;
         let rerank = rerank_settings(
             value("RAG_RERANK"),
             value("RAG_CANDIDATES"),
             value("SUMMARY_MODEL"),
         )?;
-        let keep_alive_seconds = number(
-            "KEEP_ALIVE_S",
-            value("KEEP_ALIVE_S"),
-            "a number of seconds, 10 or more, or 0 to keep them loaded",
-            |seconds: &f64| *seconds == 0.0 || (seconds.is_finite() && *seconds >= 10.0),
-        )?;
-        let keep_alive =
-            (keep_alive_seconds > 0.0).then(|| Duration::from_secs_f64(keep_alive_seconds));
         let split = |text: String, separator: char| -> Vec<String> {
             text.split(separator)
                 .map(|part| part.trim().to_string())
@@ -289,9 +253,10 @@ impl Settings {
             embedding_base_url: value("EMBEDDING_BASE_URL"),
             embedding_api_key: optional(value("EMBEDDING_API_KEY")),
             embedding_model: value("EMBEDDING_MODEL"),
-            max_steps,
-            llm_idle_timeout,
-            max_argument_bytes,
+            local_embedding_model: local_model_of(value("LOCAL_EMBEDDING_MODEL"))?,
+            max_steps: limits.max_steps,
+            llm_idle_timeout: limits.llm_idle_timeout,
+            max_argument_bytes: limits.max_argument_bytes,
             ads_api_token: optional(value("ADS_API_TOKEN")),
             ads_api_url: value("ADS_API_URL"),
             arxiv_api_url: value("ARXIV_API_URL"),
@@ -303,16 +268,16 @@ impl Settings {
             doi_url: value("DOI_URL"),
             simbad_url: value("SIMBAD_URL"),
             sesame_timeout: Duration::from_secs(20),
-            target_cache_max_age: Duration::from_secs_f64(cache_days * 86_400.0),
+            target_cache_max_age: limits.target_cache_max_age,
             workspace,
             workspace_problem,
             shell_network,
             shell_read,
             news_categories: split(value("NEWS_CATEGORIES"), ','),
             news_authors: split(value("NEWS_AUTHORS"), ';'),
-            news_limit,
+            news_limit: limits.news_limit,
             rerank,
-            keep_alive,
+            keep_alive: limits.keep_alive,
             sources: HashMap::new(),
         };
         settings.sources = sources;
@@ -426,6 +391,7 @@ impl Settings {
                     .map(mask)
                     .unwrap_or_else(|| "(not set)".into()),
                 "EMBEDDING_MODEL" => self.embedding_model.clone(),
+                "LOCAL_EMBEDDING_MODEL" => self.local_embedding_model.clone(),
                 "ASTERISM_MAX_STEPS" => self.max_steps.to_string(),
                 "LLM_IDLE_TIMEOUT_S" => format!("{}", self.llm_idle_timeout.as_secs_f64()),
                 "MAX_TOOL_ARGUMENT_KB" => (self.max_argument_bytes / 1024).to_string(),
@@ -513,6 +479,82 @@ fn embedding_mode(text: String) -> Result<EmbeddingMode, SettingsError> {
             name: "EMBEDDINGS",
             expected: "auto, local, remote or none",
             value: text.to_lowercase(),
+            origin: String::new(),
+        }),
+    }
+}
+
+/// The numbers among the settings, each checked against its range.
+struct Limits {
+    max_steps: u32,
+    llm_idle_timeout: Duration,
+    max_argument_bytes: usize,
+    target_cache_max_age: Duration,
+    news_limit: usize,
+    keep_alive: Option<Duration>,
+}
+
+impl Limits {
+    fn read(value: &mut impl FnMut(&'static str) -> String) -> Result<Self, SettingsError> {
+        let max_steps: u32 = number(
+            "ASTERISM_MAX_STEPS",
+            value("ASTERISM_MAX_STEPS"),
+            "a positive whole number",
+            |steps| *steps > 0,
+        )?;
+        let llm_idle_timeout = Duration::from_secs_f64(number(
+            "LLM_IDLE_TIMEOUT_S",
+            value("LLM_IDLE_TIMEOUT_S"),
+            "a number of seconds, 1 or more",
+            |seconds: &f64| seconds.is_finite() && *seconds >= 1.0,
+        )?);
+        let max_argument_bytes = number(
+            "MAX_TOOL_ARGUMENT_KB",
+            value("MAX_TOOL_ARGUMENT_KB"),
+            "a positive whole number of KiB",
+            |kib: &usize| *kib > 0,
+        )?
+        .saturating_mul(1024);
+        let cache_days = number(
+            "TARGET_CACHE_DAYS",
+            value("TARGET_CACHE_DAYS"),
+            "a number of days, 0 or more",
+            |days: &f64| days.is_finite() && *days >= 0.0,
+        )?;
+        let news_limit = number(
+            "NEWS_LIMIT",
+            value("NEWS_LIMIT"),
+            "a positive whole number",
+            |limit: &usize| *limit > 0,
+        )?;
+        let keep_alive_seconds = number(
+            "KEEP_ALIVE_S",
+            value("KEEP_ALIVE_S"),
+            "a number of seconds, 10 or more, or 0 to keep them loaded",
+            |seconds: &f64| *seconds == 0.0 || (seconds.is_finite() && *seconds >= 10.0),
+        )?;
+        let keep_alive =
+            (keep_alive_seconds > 0.0).then(|| Duration::from_secs_f64(keep_alive_seconds));
+        Ok(Self {
+            max_steps,
+            llm_idle_timeout,
+            max_argument_bytes,
+            target_cache_max_age: Duration::from_secs_f64(cache_days * 86_400.0),
+            news_limit,
+            keep_alive,
+        })
+    }
+}
+
+/// `LOCAL_EMBEDDING_MODEL`: bge-small (also empty) or minilm.
+fn local_model_of(text: String) -> Result<String, SettingsError> {
+    match text.trim().to_lowercase().as_str() {
+        "" | "bge-small" | "bge" => Ok("bge-small".into()),
+        "minilm" => Ok("minilm".into()),
+        other => Err(SettingsError::BadValue {
+            name: "LOCAL_EMBEDDING_MODEL",
+            expected: "bge-small or minilm",
+            value: other.to_string(),
             origin: String::new(),
         }),
     }

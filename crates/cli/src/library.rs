@@ -323,7 +323,7 @@ async fn index_command(services: &Services, json: bool) -> anyhow::Result<ExitCo
         })
         .await;
     let unfinished = ImportCounts::of(&finished).failed;
-    let report = index(services, json, None).await?;
+    let report = index(services, json).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -332,10 +332,38 @@ async fn ask(
             cancel.clone(),
         )
         .await;
-    // Background tasks and teammates finish before the process ends (their results are
-    // stored for the next run of the session); Ctrl-C leaves them as interrupted.
+    if outcome.reason == RunFinishReason::Completed {
+        after_answer(
+            &services,
+            &runtime,
+            settings,
+            &outcome,
+            json,
+            &cancel,
+            memory_printer,
+        )
+        .await;
+    }
+    if !json {
+        eprintln!("session {}", outcome.session_id);
+    }
+    Ok(ask_exit_code(&outcome, settings, stopped_by.exit_code()))
+}
+
+/// After an answer: background tasks and teammates finish before the process ends
+/// (their results are stored for the next run of the session; Ctrl-C leaves them as
+/// interrupted), then what is worth remembering is saved when memory extraction is on.
+async fn after_answer(
+    services: &asterism_agent::Services,
+    runtime: &asterism_agent::AgentRuntime,
+    settings: &Settings,
+    outcome: &asterism_agent::RunOutcome,
+    json: bool,
+    cancel: &CancellationToken,
+    memory_printer: render::Printer,
+) {
     let background = services.background.running_ids().len() + services.team.running().len();
-    if background > 0 && outcome.reason == RunFinishReason::Completed {
+    if background > 0 {
         if !json {
             eprintln!(
                 "waiting for {background} background task(s) to finish (Ctrl-C to leave them)…"
@@ -349,7 +377,7 @@ async fn ask(
             () = cancel.cancelled() => services.background.shutdown(),
         }
     }
-    if settings.memory_extraction && outcome.reason == RunFinishReason::Completed {
+    if settings.memory_extraction {
         let sink = Arc::new(FnSink(move |event: AgentEvent| {
             memory_printer.print(&event);
         }));
@@ -360,10 +388,16 @@ async fn ask(
             eprintln!("warning: memory extraction failed: {error}");
         }
     }
-    if !json {
-        eprintln!("session {}", outcome.session_id);
-    }
-    Ok(match outcome.reason {
+}
+
+/// How `ask` ends: 0 answered, 4 at the step limit, the signal's code when cancelled,
+/// 3 when the session is busy, 1 when the run failed; each with its line on stderr.
+fn ask_exit_code(
+    outcome: &asterism_agent::RunOutcome,
+    settings: &Settings,
+    cancelled: u8,
+) -> ExitCode {
+    match outcome.reason {
         RunFinishReason::Completed => ExitCode::SUCCESS,
         RunFinishReason::MaxSteps => {
             eprintln!(
@@ -377,7 +411,7 @@ async fn ask(
                 "cancelled; the session is stored and can be continued with --session {}",
                 outcome.session_id
             );
-            ExitCode::from(stopped_by.exit_code())
+            ExitCode::from(cancelled)
         }
         RunFinishReason::Failed if outcome.busy_pid.is_some() => {
             eprintln!(
@@ -397,7 +431,7 @@ async fn ask(
             );
             ExitCode::FAILURE
         }
-    })
+    }
 }
 
 async fn target(settings: &Settings, name: &str, json: bool) -> anyhow::Result<ExitCode> {

@@ -16,6 +16,7 @@ pub mod local;
 pub mod metadata;
 pub mod objects;
 pub mod outcomes;
+pub mod run;
 pub mod search;
 pub mod snippet;
 pub mod vectors;
@@ -31,6 +32,7 @@ pub use embed::{EmbedError, Embedder, RemoteEmbedder};
 pub use import::{ImportItem, ImportOutcome, Importer};
 pub use indexer::IndexReport;
 pub use outcomes::ImportCounts;
+pub use run::{ImportPlan, ImportRun, ImportWatcher};
 pub use search::{SearchHit, SearchMode, SearchResults, Tuning};
 pub use snippet::{Snippet, quote_for, split_sentences};
 pub use vectors::VectorIndex;
@@ -163,6 +165,20 @@ impl Library {
             .paper_by_file_name(id.trim())
             .await
             .map_err(|error| format!("the library: {error}"))
+    }
+
+    /// Whether [`Self::index`] has work: passages without a vector, or vectors of another
+    /// model than the configured one (after `LOCAL_EMBEDDING_MODEL` changed).
+    pub async fn needs_indexing(&self) -> Result<bool, StoreError> {
+        let Some(embedder) = &self.embedder else {
+            return Ok(false);
+        };
+        let (total, embedded) = self.store.chunk_counts().await?;
+        if total == 0 {
+            return Ok(false);
+        }
+        let recorded = self.store.index_state("embedding_model").await?;
+        Ok(embedded < total || recorded.is_some_and(|name| name != embedder.name()))
     }
 
     /// Embeds what is not embedded yet. Without an embedding model it does nothing.

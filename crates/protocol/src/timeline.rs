@@ -125,171 +125,16 @@ impl Timeline {
     /// Applies one event.
     pub fn apply(&mut self, event: &AgentEvent) {
         match event {
-            AgentEvent::RunStarted { question, .. } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::User {
-                    id,
-                    text: question.clone(),
-                });
-            }
             AgentEvent::Thinking {
                 delta,
                 step,
                 agent_name,
-            } => {
-                if let Some(TimelineItem::Thinking {
-                    step: last_step,
-                    agent_name: last_agent,
-                    text,
-                    ..
-                }) = self.items.last_mut()
-                    && last_step == step
-                    && last_agent == agent_name
-                {
-                    text.push_str(delta);
-                    return;
-                }
-                let id = self.next_id();
-                self.items.push(TimelineItem::Thinking {
-                    id,
-                    step: *step,
-                    agent_name: agent_name.clone(),
-                    text: delta.clone(),
-                });
-            }
+            } => self.stream(true, delta, *step, agent_name),
             AgentEvent::TextDelta {
                 delta,
                 step,
                 agent_name,
-            } => {
-                if let Some(TimelineItem::Text {
-                    step: last_step,
-                    agent_name: last_agent,
-                    text,
-                    ..
-                }) = self.items.last_mut()
-                    && last_step == step
-                    && last_agent == agent_name
-                {
-                    text.push_str(delta);
-                    return;
-                }
-                let id = self.next_id();
-                self.items.push(TimelineItem::Text {
-                    id,
-                    step: *step,
-                    agent_name: agent_name.clone(),
-                    text: delta.clone(),
-                });
-            }
-            AgentEvent::ToolCall {
-                tool_call_id,
-                name,
-                arguments,
-                step,
-                agent_name,
-                ..
-            } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::ToolCall {
-                    id,
-                    tool_call_id: tool_call_id.clone(),
-                    step: *step,
-                    agent_name: agent_name.clone(),
-                    name: name.clone(),
-                    arguments: arguments.clone(),
-                });
-            }
-            AgentEvent::ToolResult {
-                tool_call_id,
-                name,
-                output,
-                is_error,
-                metadata,
-                step,
-                duration_ms,
-                agent_name,
-                ..
-            } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::ToolResult {
-                    id,
-                    tool_call_id: tool_call_id.clone(),
-                    step: *step,
-                    agent_name: agent_name.clone(),
-                    name: name.clone(),
-                    output: output.clone(),
-                    is_error: *is_error,
-                    metadata: metadata.clone(),
-                    duration_ms: *duration_ms,
-                });
-            }
-            AgentEvent::Error {
-                kind,
-                message,
-                step,
-            } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::Error {
-                    id,
-                    step: *step,
-                    error_kind: kind.clone(),
-                    message: message.clone(),
-                });
-            }
-            AgentEvent::Notice {
-                kind,
-                message,
-                step,
-            } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::Notice {
-                    id,
-                    step: *step,
-                    notice_kind: kind.clone(),
-                    message: message.clone(),
-                });
-            }
-            AgentEvent::Compacted {
-                kind,
-                tokens_before,
-                tokens_after,
-                step,
-            } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::Notice {
-                    id,
-                    step: *step,
-                    notice_kind: "compaction".into(),
-                    message: format!(
-                        "Context compacted ({kind}): about {tokens_before} → {tokens_after} tokens"
-                    ),
-                });
-            }
-            AgentEvent::TodoUpdated { agent_name, todos } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::Todos {
-                    id,
-                    agent_name: agent_name.clone(),
-                    todos: todos.clone(),
-                });
-            }
-            AgentEvent::SubagentStarted {
-                agent_name,
-                parent,
-                task,
-            } => {
-                let id = self.next_id();
-                self.items.push(TimelineItem::Subagent {
-                    id,
-                    agent_name: agent_name.clone(),
-                    parent: parent.clone(),
-                    task: task.clone(),
-                    summary: None,
-                    reason: None,
-                    steps: 0,
-                });
-            }
+            } => self.stream(false, delta, *step, agent_name),
             AgentEvent::SubagentFinished {
                 agent_name,
                 summary,
@@ -314,13 +159,171 @@ impl Timeline {
                     }
                 }
             }
-            AgentEvent::ToolProgress { .. }
-            | AgentEvent::PermissionRequest { .. }
-            | AgentEvent::AskUser { .. }
-            | AgentEvent::Usage { .. }
-            | AgentEvent::RunFinished { .. } => {}
+            other => {
+                let id = self.next_id();
+                if let Some(item) = new_item(id, other) {
+                    self.items.push(item);
+                }
+            }
         }
     }
+
+    /// Streamed thinking or answer text: added to the last item when it is the same
+    /// kind, step and agent, else a new item.
+    fn stream(&mut self, thinking: bool, delta: &str, step: i32, agent_name: &str) {
+        match self.items.last_mut() {
+            Some(TimelineItem::Thinking {
+                step: last_step,
+                agent_name: last_agent,
+                text,
+                ..
+            }) if thinking && *last_step == step && last_agent == agent_name => {
+                text.push_str(delta);
+                return;
+            }
+            Some(TimelineItem::Text {
+                step: last_step,
+                agent_name: last_agent,
+                text,
+                ..
+            }) if !thinking && *last_step == step && last_agent == agent_name => {
+                text.push_str(delta);
+                return;
+            }
+            _ => {}
+        }
+        let (id, agent_name, text) = (self.next_id(), agent_name.to_string(), delta.to_string());
+        self.items.push(match thinking {
+            true => TimelineItem::Thinking {
+                id,
+                step,
+                agent_name,
+                text,
+            },
+            false => TimelineItem::Text {
+                id,
+                step,
+                agent_name,
+                text,
+            },
+        });
+    }
+}
+
+/// The item an event adds on its own (`None`: the event adds none).
+fn new_item(id: String, event: &AgentEvent) -> Option<TimelineItem> {
+    Some(match event {
+        AgentEvent::RunStarted { question, .. } => TimelineItem::User {
+            id,
+            text: question.clone(),
+        },
+        AgentEvent::ToolCall { .. } | AgentEvent::ToolResult { .. } => return tool_item(id, event),
+        AgentEvent::Error { .. } | AgentEvent::Notice { .. } | AgentEvent::Compacted { .. } => {
+            return notice_item(id, event);
+        }
+        AgentEvent::TodoUpdated { agent_name, todos } => TimelineItem::Todos {
+            id,
+            agent_name: agent_name.clone(),
+            todos: todos.clone(),
+        },
+        AgentEvent::SubagentStarted {
+            agent_name,
+            parent,
+            task,
+        } => TimelineItem::Subagent {
+            id,
+            agent_name: agent_name.clone(),
+            parent: parent.clone(),
+            task: task.clone(),
+            summary: None,
+            reason: None,
+            steps: 0,
+        },
+        _ => return None,
+    })
+}
+
+/// A tool call, or its result.
+fn tool_item(id: String, event: &AgentEvent) -> Option<TimelineItem> {
+    Some(match event {
+        AgentEvent::ToolCall {
+            tool_call_id,
+            name,
+            arguments,
+            step,
+            agent_name,
+            ..
+        } => TimelineItem::ToolCall {
+            id,
+            tool_call_id: tool_call_id.clone(),
+            step: *step,
+            agent_name: agent_name.clone(),
+            name: name.clone(),
+            arguments: arguments.clone(),
+        },
+        AgentEvent::ToolResult {
+            tool_call_id,
+            name,
+            output,
+            is_error,
+            metadata,
+            step,
+            duration_ms,
+            agent_name,
+            ..
+        } => TimelineItem::ToolResult {
+            id,
+            tool_call_id: tool_call_id.clone(),
+            step: *step,
+            agent_name: agent_name.clone(),
+            name: name.clone(),
+            output: output.clone(),
+            is_error: *is_error,
+            metadata: metadata.clone(),
+            duration_ms: *duration_ms,
+        },
+        _ => return None,
+    })
+}
+
+/// An error, a notice, or the notice that the context was compacted.
+fn notice_item(id: String, event: &AgentEvent) -> Option<TimelineItem> {
+    Some(match event {
+        AgentEvent::Error {
+            kind,
+            message,
+            step,
+        } => TimelineItem::Error {
+            id,
+            step: *step,
+            error_kind: kind.clone(),
+            message: message.clone(),
+        },
+        AgentEvent::Notice {
+            kind,
+            message,
+            step,
+        } => TimelineItem::Notice {
+            id,
+            step: *step,
+            notice_kind: kind.clone(),
+            message: message.clone(),
+        },
+        AgentEvent::Compacted {
+            kind,
+            tokens_before,
+            tokens_after,
+            step,
+        } => TimelineItem::Notice {
+            id,
+            step: *step,
+            notice_kind: "compaction".into(),
+            message: format!(
+                "Context compacted ({kind}): about {tokens_before} → {tokens_after} tokens"
+            ),
+        },
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import type { EmbeddingProgress } from "../bindings";
 
 /** Where an import is: files done, then passages embedded, each with when it began. */
 export type ImportProgressState = {
@@ -45,6 +47,45 @@ export function ImportProgress({ progress, stopping, onStop }: { progress: Impor
       <button type="button" className="link-button" data-testid="import-cancel" disabled={stopping} onClick={onStop}>
         {stopping ? t("library.stopping") : t("library.cancelImport")}
       </button>
+    </div>
+  );
+}
+
+/**
+ * The embedding the app runs in the background after it starts (passages left without a
+ * vector, or the whole library after the local model changed): polled every two
+ * seconds, shown with its count and time left while it runs, gone when it ends.
+ */
+export function BackgroundEmbedding({ poll }: { poll: () => Promise<EmbeddingProgress | null> }) {
+  const { t } = useTranslation();
+  const [state, setState] = useState<{ progress: EmbeddingProgress; first: EmbeddingProgress; since: number } | null>(null);
+  useEffect(() => {
+    let alive = true;
+    const tick = () =>
+      poll()
+        .then((progress) => {
+          if (!alive) return;
+          setState((previous) => (progress ? { progress, first: previous?.first ?? progress, since: previous?.since ?? Date.now() } : null));
+        })
+        .catch(() => {});
+    void tick();
+    const timer = window.setInterval(tick, 2000);
+    return () => {
+      alive = false;
+      window.clearInterval(timer);
+    };
+  }, [poll]);
+  if (!state) return null;
+  const { progress, first, since } = state;
+  // The pace is this view's: passages done since it first saw the run.
+  const left = remaining(since, Date.now(), progress.done - first.done, progress.total - first.done);
+  return (
+    <div className="import-progress" data-testid="background-embedding" role="status">
+      <progress max={progress.total || 1} value={progress.done} />
+      <span>
+        {t("library.embeddingBackground", { done: progress.done, total: progress.total })}
+        {left !== null && <span className="muted">{` · ${t("library.eta", { time: clock(left) })}`}</span>}
+      </span>
     </div>
   );
 }

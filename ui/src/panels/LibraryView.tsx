@@ -18,7 +18,7 @@ import { call, describeError, useToasts } from "../app/toasts";
 import { FileActions, PaperLinks } from "../links/Links";
 import { FigureImage, isCaption } from "../components/FigureImage";
 import type { LibraryRequest } from "../app/navigation";
-import { ImportProgress, type ImportProgressState } from "./ImportProgress";
+import { BackgroundEmbedding, ImportProgress, type ImportProgressState } from "./ImportProgress";
 import { ImportResults, noteworthy } from "./ImportResults";
 import { AdsLibraries } from "./AdsLibraries";
 import { LibraryObjects } from "./LibraryObjects";
@@ -26,6 +26,8 @@ import { PaperGraph } from "./PaperGraph";
 
 const PdfViewer = lazy(() => import("./PdfViewer"));
 
+/** The app's background embedding, if one runs (see `BackgroundEmbedding`). */
+const pollBackgroundEmbedding = () => commands.libraryBackgroundEmbedding();
 const NO_FILTER: PaperFilter = { paperId: null, collection: null, yearFrom: null, yearTo: null, author: null };
 
 /** Whether a paper matches the typed text (title, authors, identifiers, tags). */
@@ -294,6 +296,7 @@ export function LibraryView({ request = null }: { request?: LibraryRequest | nul
           }}
         />
       )}
+      {!progress && <BackgroundEmbedding poll={pollBackgroundEmbedding} />}
       <ImportResults files={results} onRetry={(path) => void importPaths([path])} onDismiss={() => setResults([])} />
       {dragging && <div className="drop-hint">{t("library.dropHint")}</div>}
 

@@ -10,11 +10,12 @@ import { McpSection } from "./McpSection";
 
 export { PRESETS };
 
-const MAIN = ["LLM_BASE_URL", "LLM_MODEL", "FALLBACK_MODEL", "LLM_API_KEY", "ENABLE_THINKING", "ADS_API_TOKEN", "EMBEDDINGS", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "ASTERISM_MAX_STEPS", "MEMORY_EXTRACTION"];
+const MAIN = ["LLM_BASE_URL", "LLM_MODEL", "FALLBACK_MODEL", "LLM_API_KEY", "ENABLE_THINKING", "ADS_API_TOKEN", "EMBEDDINGS", "LOCAL_EMBEDDING_MODEL", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "ASTERISM_MAX_STEPS", "MEMORY_EXTRACTION"];
 /** The agent's workspace folder: chosen in a native folder dialog only, never typed. */
 const WORKSPACE = "ASTERISM_WORKSPACE";
 const CHOICES: Record<string, string[]> = {
   EMBEDDINGS: ["auto", "local", "remote", "none"],
+  LOCAL_EMBEDDING_MODEL: ["bge-small", "minilm"],
   ENABLE_THINKING: ["false", "true"],
   MEMORY_EXTRACTION: ["false", "true"],
 };

@@ -263,6 +263,20 @@ describe("LibraryView", () => {
     expect(toasts).toContain("Stopped after 1 of 4 files; import them again to finish");
   });
 
+  it("shows the library being embedded in the background, with its count and time left, until it ends", async () => {
+    const answers = [{ done: 100, total: 1000 }, { done: 400, total: 1000 }, null];
+    const backend = mockBackend({ papers: [paper], backgroundEmbedding: () => (answers.length > 1 ? answers.shift()! : answers[0]!) });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(screen.getByTestId("nav-library"));
+    const view = await screen.findByTestId("library-view");
+    const bar = await within(view).findByTestId("background-embedding");
+    expect(bar).toHaveTextContent("Embedding the library in the background: 100 of 1000 passages");
+    await waitFor(() => expect(bar).toHaveTextContent(/400 of 1000 passages · about \d+:\d\d left/), { timeout: 5000 });
+    await waitFor(() => expect(within(view).queryByTestId("background-embedding")).not.toBeInTheDocument(), { timeout: 5000 });
+    expect(backend.callsTo("library_background_embedding").length).toBeGreaterThanOrEqual(3);
+  }, 15000);
+
   it("imports a typed path through the app's confirmation, and nothing when it is declined", async () => {
     const backend = mockBackend({ papers: [], confirm: false });
     const user = userEvent.setup();

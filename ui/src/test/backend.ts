@@ -11,6 +11,7 @@ import type {
   AppError,
   AppStatus,
   AuditEntry,
+  EmbeddingProgress,
   EndpointCheck,
   ImportEvent,
   LibraryObject,
@@ -85,6 +86,8 @@ export type BackendOptions = {
   importEvents?: ImportEvent[];
   /** Holds `library_import` open after its events until `library_import_cancel`, then answers it as stopped. */
   importUntilCancelled?: boolean;
+  /** What `library_background_embedding` answers, asked at each poll (default: none runs). */
+  backgroundEmbedding?: () => EmbeddingProgress | null;
   /** What `library_objects` answers (default: none). */
   objects?: LibraryObject[];
   /** What `library_figures` answers (default: none). */
@@ -300,6 +303,8 @@ export function mockBackend(options: BackendOptions = {}) {
             cancelImport = () => resolve({ ...summary, embedded: null, stopped: true, done: last?.done ?? 0, total: last?.total ?? 0 });
           });
         }
+        case "library_background_embedding":
+          return options.backgroundEmbedding?.() ?? null;
         case "library_import_cancel": {
           const running = cancelImport !== null;
           cancelImport?.();

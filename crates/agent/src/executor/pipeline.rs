@@ -104,193 +104,288 @@ async fn decide_and_execute(
     sibling_abort: &CancellationToken,
     waited: &mut Duration,
 ) -> Verdict {
-    let rejected = |message: String| {
-        (
-            ToolOutput::error(message),
-            "rejected",
-            "rejected",
-            call.arguments.clone(),
-        )
+    let tool = match admit(shared, call) {
+        Ok(tool) => tool,
+        Err(verdict) => return *verdict,
     };
+    let permitted = match permit(shared, call, &tool, step, waited).await {
+        Ok(permitted) => permitted,
+        Err(verdict) => return *verdict,
+    };
+    let (output, outcome) =
+        execute_and_finish(shared, call, &tool, &permitted, step, sibling_abort).await;
+    (output, outcome, permitted.decision, permitted.arguments)
+}
+
+/// A refused call's verdict (boxed: it is large, and rare).
+type Refused = Box<Verdict>;
+
+/// A refused call's verdict: the error the model reads, the outcome and the decision.
+fn refused(
+    message: String,
+    outcome: &'static str,
+    decision: &'static str,
+    arguments: serde_json::Value,
+) -> Refused {
+    Box::new((ToolOutput::error(message), outcome, decision, arguments))
+}
+
+/// The call's tool, unless the call cannot run at all: arguments that are not JSON or
+/// too large, a tool that does not exist, the same call made too often in a row.
+fn admit(shared: &ExecutorShared, call: &Prepared) -> Result<Arc<dyn AgentTool>, Refused> {
+    let rejected =
+        |message: String| refused(message, "rejected", "rejected", call.arguments.clone());
     if let Some(error) = &call.parse_error {
-        return rejected(format!(
+        return Err(rejected(format!(
             "The arguments of this {} call are not valid JSON ({error}). Call the tool again with a complete JSON object.",
             call.name
-        ));
+        )));
     }
     let size = call.arguments.to_string().len();
     if size > shared.config.max_argument_bytes {
         let start: String = call.arguments.to_string().chars().take(200).collect();
-        return rejected(format!(
+        return Err(rejected(format!(
             "The arguments of this {} call are {size} bytes, over the limit of {} bytes, so it did not run. They began: {start}… Call it again with short arguments (put long text in a file and pass its path).",
             call.name, shared.config.max_argument_bytes
-        ));
+        )));
     }
     let Some(tool) = shared.registry.get(&call.name) else {
-        return rejected(format!(
+        return Err(rejected(format!(
             "There is no tool named \"{}\". Available tools: {}.",
             call.name,
             shared.registry.names().join(", ")
-        ));
+        )));
     };
     let threshold = shared.config.duplicate_call_threshold;
     if threshold > 0 && call.repeats >= threshold {
-        return (
-            ToolOutput::error(format!(
+        return Err(refused(
+            format!(
                 "You have called {} with exactly these arguments {} times in a row; the result will not change. \
                  You are looping: use the results you have, change the arguments, or answer.",
                 call.name, call.repeats
-            )),
+            ),
             "rejected",
             "duplicate",
             call.arguments.clone(),
-        );
+        ));
     }
-    let context = &shared.context;
-    let mut arguments = call.arguments.clone();
-    let mut decision = "allow";
+    Ok(tool)
+}
 
-    // Permissions, then PreToolUse hooks (which may demand permission too).
-    let sandbox = context.sandbox();
-    let always = tool.always_ask(&arguments, &sandbox);
-    let mut ask = match shared.permissions.check(tool.as_ref(), &arguments, always) {
+/// A call the rules, the hooks and (when asked) the user let run.
+struct Permitted {
+    /// The arguments it runs with (a hook may have changed them).
+    arguments: serde_json::Value,
+    /// allow, or ask-allowed when the user was asked.
+    decision: &'static str,
+    /// What PreToolUse hooks added for the model to read with the result.
+    hook_context: Vec<String>,
+}
+
+/// What the permission rules, then the PreToolUse hooks (which may change the
+/// arguments or demand permission too), then the user when asked, say of the call.
+async fn permit(
+    shared: &ExecutorShared,
+    call: &Prepared,
+    tool: &Arc<dyn AgentTool>,
+    step: i32,
+    waited: &mut Duration,
+) -> Result<Permitted, Refused> {
+    let sandbox = shared.context.sandbox();
+    let always = tool.always_ask(&call.arguments, &sandbox);
+    let ask = match shared
+        .permissions
+        .check(tool.as_ref(), &call.arguments, always)
+    {
         Decision::Allow => None,
         Decision::Deny { reason } => {
-            return (
-                ToolOutput::error(format!("Permission denied for {}: {reason}.", call.name)),
+            return Err(refused(
+                format!("Permission denied for {}: {reason}.", call.name),
                 "rejected",
                 "deny",
-                arguments,
-            );
+                call.arguments.clone(),
+            ));
         }
         Decision::Ask { reason, grants } => Some((reason, grants)),
     };
-    let mut hook_context = Vec::new();
-    if !shared.hooks.is_empty() {
-        let input = HookInput {
-            tool_name: Some(call.name.clone()),
-            tool_call_id: Some(call.tool_call_id.clone()),
-            tool_input: Some(arguments.clone()),
-            ..HookInput::new(
-                HookEvent::PreToolUse,
-                &context.session_id,
-                &context.agent_name,
-            )
-        };
-        let verdict = shared.hooks.pre_tool_use(input).await;
-        for error in verdict.errors {
-            notice(shared, step, "hook", error.to_string());
-        }
-        if let Some(reason) = verdict.block {
-            return (
-                ToolOutput::error(format!("A hook blocked this {} call: {reason}", call.name)),
-                "rejected",
-                "hook-blocked",
-                arguments,
-            );
-        }
-        if let Some(mutated) = verdict.arguments {
-            // What a hook changed is checked again: a hook cannot produce a call the
-            // rules refuse.
-            let always = tool.always_ask(&mutated, &sandbox);
-            match shared.permissions.check(tool.as_ref(), &mutated, always) {
-                Decision::Deny { reason } => {
-                    return (
-                        ToolOutput::error(format!(
-                            "Permission denied for {} (arguments changed by a hook): {reason}.",
-                            call.name
-                        )),
-                        "rejected",
-                        "deny",
-                        mutated,
-                    );
-                }
-                // The changed call is the one asked about.
-                Decision::Ask { reason, grants } => ask = Some((reason, grants)),
-                Decision::Allow => {}
-            }
-            arguments = mutated;
-        }
-        hook_context = verdict.context;
-        if let Some(reason) = verdict.permission_required {
-            let line = tool
-                .shell_command(&arguments)
-                .map(|command| crate::security::shell::analyse(&command));
-            ask.get_or_insert_with(|| {
-                (
-                    reason,
-                    crate::permissions::offered_grants(&call.name, line.as_ref()),
-                )
-            });
-        }
+    let mut permitted = Permitted {
+        arguments: call.arguments.clone(),
+        decision: "allow",
+        hook_context: Vec::new(),
+    };
+    let ask = match shared.hooks.is_empty() {
+        true => ask,
+        false => pre_tool_hooks(shared, call, tool, step, ask, &mut permitted).await?,
+    };
+    if let Some((reason, grants)) = ask {
+        ask_user(
+            shared,
+            call,
+            tool,
+            &permitted.arguments,
+            reason,
+            &grants,
+            waited,
+        )
+        .await?;
+        permitted.decision = "ask-allowed";
     }
-    if let Some((mut reason, grants)) = ask {
-        if context.silent {
-            return (
-                ToolOutput::error(format!(
-                    "{} needs the user's permission ({reason}), and a subagent cannot ask. Report this to the main agent instead.",
-                    call.name
-                )),
-                "rejected",
-                "deny",
-                arguments,
-            );
-        }
-        if tool.shell_command(&arguments).is_some() {
-            reason.push_str(&format!(
-                " ({})",
-                crate::security::confine::confinement().describe()
-            ));
-        }
-        let asked = Instant::now();
-        let answer = shared
-            .broker
-            .ask(
-                context.events.as_ref(),
-                crate::permissions::PermissionQuestion {
-                    tool_call_id: &call.tool_call_id,
-                    tool: &call.name,
-                    arguments: &arguments,
-                    reason: &reason,
-                    grants: &grants,
-                },
-                &context.cancel,
-            )
-            .await;
-        *waited = asked.elapsed();
-        match answer {
-            PermissionAnswer::AllowOnce => {}
-            PermissionAnswer::AllowSession { rule } => grant(shared, &grants, rule, false).await,
-            PermissionAnswer::AllowAlways { rule } => grant(shared, &grants, rule, true).await,
-            PermissionAnswer::NoAnswer { reason } => {
-                return (
-                    ToolOutput::error(format!(
-                        "This {} call was not allowed: {reason}.",
-                        call.name
-                    )),
-                    "rejected",
-                    "deny",
-                    arguments,
-                );
-            }
-            PermissionAnswer::Deny { reason } => {
-                let why = reason
-                    .filter(|reason| !reason.trim().is_empty())
-                    .unwrap_or_else(|| "no reason given".into());
-                return (
-                    ToolOutput::error(format!("The user denied this {} call: {why}", call.name)),
-                    "rejected",
-                    "deny",
-                    arguments,
-                );
-            }
-        }
-        decision = "ask-allowed";
-    }
+    Ok(permitted)
+}
 
+type Ask = Option<(String, Vec<asterism_protocol::PermissionGrant>)>;
+
+/// Runs the PreToolUse hooks: a block refuses the call; changed arguments are checked
+/// by the rules again (a hook cannot produce a call the rules refuse) and replace the
+/// call's; a hook may demand the user's permission. The question to ask, if any.
+async fn pre_tool_hooks(
+    shared: &ExecutorShared,
+    call: &Prepared,
+    tool: &Arc<dyn AgentTool>,
+    step: i32,
+    mut ask: Ask,
+    permitted: &mut Permitted,
+) -> Result<Ask, Refused> {
+    let context = &shared.context;
+    let input = HookInput {
+        tool_name: Some(call.name.clone()),
+        tool_call_id: Some(call.tool_call_id.clone()),
+        tool_input: Some(permitted.arguments.clone()),
+        ..HookInput::new(
+            HookEvent::PreToolUse,
+            &context.session_id,
+            &context.agent_name,
+        )
+    };
+    let verdict = shared.hooks.pre_tool_use(input).await;
+    for error in verdict.errors {
+        notice(shared, step, "hook", error.to_string());
+    }
+    if let Some(reason) = verdict.block {
+        return Err(refused(
+            format!("A hook blocked this {} call: {reason}", call.name),
+            "rejected",
+            "hook-blocked",
+            permitted.arguments.clone(),
+        ));
+    }
+    if let Some(mutated) = verdict.arguments {
+        let always = tool.always_ask(&mutated, &context.sandbox());
+        match shared.permissions.check(tool.as_ref(), &mutated, always) {
+            Decision::Deny { reason } => {
+                return Err(refused(
+                    format!(
+                        "Permission denied for {} (arguments changed by a hook): {reason}.",
+                        call.name
+                    ),
+                    "rejected",
+                    "deny",
+                    mutated,
+                ));
+            }
+            // The changed call is the one asked about.
+            Decision::Ask { reason, grants } => ask = Some((reason, grants)),
+            Decision::Allow => {}
+        }
+        permitted.arguments = mutated;
+    }
+    permitted.hook_context = verdict.context;
+    if let Some(reason) = verdict.permission_required {
+        let line = tool
+            .shell_command(&permitted.arguments)
+            .map(|command| crate::security::shell::analyse(&command));
+        ask.get_or_insert_with(|| {
+            (
+                reason,
+                crate::permissions::offered_grants(&call.name, line.as_ref()),
+            )
+        });
+    }
+    Ok(ask)
+}
+
+/// Asks the user (a subagent cannot: refused); what they grant for the session or for
+/// good is kept. `waited` is the time the question was open.
+async fn ask_user(
+    shared: &ExecutorShared,
+    call: &Prepared,
+    tool: &Arc<dyn AgentTool>,
+    arguments: &serde_json::Value,
+    mut reason: String,
+    grants: &[asterism_protocol::PermissionGrant],
+    waited: &mut Duration,
+) -> Result<(), Refused> {
+    let context = &shared.context;
+    let deny = |message: String| refused(message, "rejected", "deny", arguments.clone());
+    if context.silent {
+        return Err(deny(format!(
+            "{} needs the user's permission ({reason}), and a subagent cannot ask. Report this to the main agent instead.",
+            call.name
+        )));
+    }
+    if tool.shell_command(arguments).is_some() {
+        reason.push_str(&format!(
+            " ({})",
+            crate::security::confine::confinement().describe()
+        ));
+    }
+    let asked = Instant::now();
+    let answer = shared
+        .broker
+        .ask(
+            context.events.as_ref(),
+            crate::permissions::PermissionQuestion {
+                tool_call_id: &call.tool_call_id,
+                tool: &call.name,
+                arguments,
+                reason: &reason,
+                grants,
+            },
+            &context.cancel,
+        )
+        .await;
+    *waited = asked.elapsed();
+    match answer {
+        PermissionAnswer::AllowOnce => Ok(()),
+        PermissionAnswer::AllowSession { rule } => {
+            grant(shared, grants, rule, false).await;
+            Ok(())
+        }
+        PermissionAnswer::AllowAlways { rule } => {
+            grant(shared, grants, rule, true).await;
+            Ok(())
+        }
+        PermissionAnswer::NoAnswer { reason } => Err(deny(format!(
+            "This {} call was not allowed: {reason}.",
+            call.name
+        ))),
+        PermissionAnswer::Deny { reason } => {
+            let why = reason
+                .filter(|reason| !reason.trim().is_empty())
+                .unwrap_or_else(|| "no reason given".into());
+            Err(deny(format!(
+                "The user denied this {} call: {why}",
+                call.name
+            )))
+        }
+    }
+}
+
+/// Runs the permitted call, then makes its output safe to keep and show: secrets
+/// scrubbed, an oversized output saved to a file, PostToolUse hooks applied and the
+/// hooks' context appended.
+async fn execute_and_finish(
+    shared: &ExecutorShared,
+    call: &Prepared,
+    tool: &Arc<dyn AgentTool>,
+    permitted: &Permitted,
+    step: i32,
+    sibling_abort: &CancellationToken,
+) -> (ToolOutput, &'static str) {
+    let context = &shared.context;
     let (output, outcome) = execute(
         tool.clone(),
-        arguments.clone(),
+        permitted.arguments.clone(),
         context,
         &call.tool_call_id,
         shared.config.tool_timeout,
@@ -313,7 +408,7 @@ async fn decide_and_execute(
         let input = HookInput {
             tool_name: Some(call.name.clone()),
             tool_call_id: Some(call.tool_call_id.clone()),
-            tool_input: Some(arguments.clone()),
+            tool_input: Some(permitted.arguments.clone()),
             tool_output: Some(output.content.clone()),
             tool_is_error: Some(output.is_error),
             ..HookInput::new(
@@ -330,11 +425,11 @@ async fn decide_and_execute(
             output.content = scrubber.text(&replaced);
         }
     }
-    for extra in hook_context {
+    for extra in &permitted.hook_context {
         output.content.push_str("\n\n[context from a hook] ");
-        output.content.push_str(&scrubber.text(&extra));
+        output.content.push_str(&scrubber.text(extra));
     }
-    (output, outcome, decision, arguments)
+    (output, outcome)
 }
 
 /// Grants what the user picked among the offered grants (the first when none was named)

@@ -107,7 +107,12 @@ pub const VARIABLES: &[(&str, &str, &str)] = &[
     (
         "EMBEDDINGS",
         "auto",
-        "Embeddings for library search: local (the installed MiniLM), remote (EMBEDDING_BASE_URL), none (keywords only), auto (local if installed, else remote if configured, else none).",
+        "Embeddings for library search: local (the installed model, see LOCAL_EMBEDDING_MODEL), remote (EMBEDDING_BASE_URL), none (keywords only), auto (local if installed, else remote if configured, else none).",
+    ),
+    (
+        "LOCAL_EMBEDDING_MODEL",
+        "bge-small",
+        "The local embedding model: bge-small (bge-small-en-v1.5 int8, the default) or minilm (all-MiniLM-L6-v2 int8). Changing it re-embeds the library once.",
     ),
     (
         "EMBEDDING_BASE_URL",

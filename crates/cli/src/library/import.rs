@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use asterism_agent::{Services, Settings, bootstrap};
-use asterism_library::library::{ImportCounts, ImportItem, ImportOutcome, IndexReport};
+use asterism_library::library::{
+    ImportCounts, ImportItem, ImportOutcome, ImportPlan, ImportWatcher, IndexReport,
+};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -80,34 +82,50 @@ pub(super) fn outcome_line(item: &ImportItem) -> String {
     }
 }
 
-/// Embeds what is not embedded yet, with a progress bar on a terminal; `on_batch(done,
-/// total)` after each batch as well, when given.
-pub(super) async fn index(
-    services: &Services,
-    json: bool,
-    on_batch: Option<&(dyn Fn(i64, i64) + Send + Sync)>,
-) -> anyhow::Result<Option<IndexReport>> {
+/// Embeds what is not embedded yet, with a progress bar on a terminal (lines at each
+/// tenth without one).
+pub(super) async fn index(services: &Services, json: bool) -> anyhow::Result<Option<IndexReport>> {
+    let view = EmbeddingView::new(json, false);
     let (total, done) = services.store.chunk_counts().await?;
-    let progress = bar(u64::try_from(total).unwrap_or(0), json, "embedding");
-    progress.set_position(u64::try_from(done).unwrap_or(0));
-    let shown = progress.clone();
-    // Without a terminal (piped, redirected), a line at each tenth instead of the bar.
-    let lines = (progress.is_hidden() && !json).then(|| EmbeddingLines::new(done));
+    view.report(done, total);
     let report = services
         .library
-        .index(&move |done, total| {
-            shown.set_length(u64::try_from(total).unwrap_or(0));
-            shown.set_position(u64::try_from(done).unwrap_or(0));
-            if let Some(lines) = &lines {
-                lines.report(done, total);
-            }
-            if let Some(on_batch) = on_batch {
-                on_batch(done, total);
-            }
-        })
+        .index(&|done, total| view.report(done, total))
         .await?;
-    progress.finish_and_clear();
+    view.bar.finish_and_clear();
     Ok(report)
+}
+
+/// Where embedding is, shown as it goes: a bar on a terminal, a line at each tenth
+/// without one, and with `events` an NDJSON object a batch (`import --json`).
+struct EmbeddingView {
+    bar: ProgressBar,
+    /// Without a terminal (piped, redirected): the lines, from the first report on.
+    lines: Option<std::sync::OnceLock<EmbeddingLines>>,
+    events: bool,
+}
+
+impl EmbeddingView {
+    fn new(json: bool, events: bool) -> Self {
+        let bar = bar(0, json, "embedding");
+        let lines = (bar.is_hidden() && !json).then(std::sync::OnceLock::new);
+        Self { bar, lines, events }
+    }
+
+    fn report(&self, done: i64, total: i64) {
+        self.bar.set_length(u64::try_from(total).unwrap_or(0));
+        self.bar.set_position(u64::try_from(done).unwrap_or(0));
+        if let Some(lines) = &self.lines {
+            lines
+                .get_or_init(|| EmbeddingLines::new(done))
+                .report(done, total);
+        }
+        if self.events {
+            emit(
+                &serde_json::json!({"kind": "embedding", "done": done, "total": total}).to_string(),
+            );
+        }
+    }
 }
 
 /// Embedding's progress as lines on stderr, one at each tenth of the passages:
@@ -295,83 +313,105 @@ pub(super) async fn import(
     ));
     let run = async {
         let services = bootstrap::open_services(settings).await?;
-        import_and_index(&services, paths, &options, clock.clone()).await
+        import_and_index(&services, paths, &options, clock.clone(), &cancel).await
+    };
+    let stopped = || {
+        eprintln!(
+            "stopped after {} of {} papers; run the same command again to finish",
+            clock.done.load(Ordering::SeqCst),
+            clock.total.load(Ordering::SeqCst)
+        );
+        Ok(ExitCode::from(stopped_by.exit_code()))
     };
     tokio::select! {
-        result = run => result,
-        () = cancel.cancelled() => {
-            eprintln!(
-                "stopped after {} of {} papers; run the same command again to finish",
-                clock.done.load(Ordering::SeqCst),
-                clock.total.load(Ordering::SeqCst)
-            );
-            Ok(ExitCode::from(stopped_by.exit_code()))
-        }
+        result = run => match result? {
+            Some(code) => Ok(code),
+            None => stopped(),
+        },
+        () = cancel.cancelled() => stopped(),
     }
 }
 
+/// The terminal's side of an import run: each file as it is done, then the embedding.
+struct TerminalWatcher {
+    report: FileReport,
+    clock: Arc<ImportClock>,
+    bar: ProgressBar,
+    embedding: EmbeddingView,
+}
+
+impl ImportWatcher for TerminalWatcher {
+    fn file(&self, done: usize, total: usize, item: &ImportItem) {
+        if !item.resumed {
+            self.clock.set_total(total);
+            self.bar.set_length(total as u64);
+            self.bar.set_position(done as u64);
+        }
+        match self.report {
+            FileReport::Json => {
+                self.clock.count(item);
+                emit(&file_event(done, total, item).to_string())
+            }
+            FileReport::Line => emit(&self.clock.line(item)),
+            FileReport::AboveBar => {
+                self.clock.count(item);
+                self.bar.println(outcome_line(item))
+            }
+        }
+    }
+
+    fn embedding(&self, done: i64, total: i64) {
+        // The files are done: their bar gives way to the embedding's.
+        self.bar.finish_and_clear();
+        self.embedding.report(done, total);
+    }
+}
+
+/// The import run with the terminal's view of it; `None` when it was cancelled (what
+/// was done is kept; the caller says where it stopped).
 async fn import_and_index(
     services: &Services,
     paths: &[PathBuf],
     options: &ImportOptions,
     clock: Arc<ImportClock>,
-) -> anyhow::Result<ExitCode> {
-    let progress = bar(0, options.json, "importing");
+    cancel: &CancellationToken,
+) -> anyhow::Result<Option<ExitCode>> {
+    let bar = bar(0, options.json, "importing");
     let report = if options.json {
         FileReport::Json
-    } else if !progress.is_hidden() && std::io::stdout().is_terminal() {
+    } else if !bar.is_hidden() && std::io::stdout().is_terminal() {
         FileReport::AboveBar
     } else {
         FileReport::Line
     };
-    let shown = progress.clone();
-    let items = services
+    let watcher = TerminalWatcher {
+        report,
+        clock,
+        bar,
+        embedding: EmbeddingView::new(options.json, options.json),
+    };
+    let plan = ImportPlan {
+        online: options.online,
+        collection: options.collection.clone(),
+        embed: options.index,
+    };
+    let run = services
         .library
-        .import(paths, options.online, &move |done, total, item| {
-            if !item.resumed {
-                clock.set_total(total);
-                shown.set_length(total as u64);
-                shown.set_position(done as u64);
-            }
-            match report {
-                FileReport::Json => {
-                    clock.count(item);
-                    emit(&file_event(done, total, item).to_string())
-                }
-                FileReport::Line => emit(&clock.line(item)),
-                FileReport::AboveBar => {
-                    clock.count(item);
-                    shown.println(outcome_line(item))
-                }
-            }
-        })
-        .await;
-    progress.finish_and_clear();
-    let (earlier, items): (Vec<ImportItem>, Vec<ImportItem>) =
-        items.into_iter().partition(|item| item.resumed);
-    if let Some(collection) = &options.collection {
-        services
-            .library
-            .collect_imported(&items, collection)
-            .await?;
+        .import_run(paths, &plan, &watcher, cancel)
+        .await?;
+    watcher.bar.finish_and_clear();
+    watcher.embedding.bar.finish_and_clear();
+    if run.stopped {
+        return Ok(None);
     }
-    let on_batch = |done: i64, total: i64| {
-        emit(&serde_json::json!({"kind": "embedding", "done": done, "total": total}).to_string());
-    };
-    let index_report = if !options.index {
-        None
-    } else if options.json {
-        index(services, true, Some(&on_batch)).await?
-    } else {
-        index(services, false, None).await?
-    };
-    let counts = ImportCounts::of(&items);
+    let index_report = run.index.clone();
+    let counts = &run.counts;
     if options.json {
         emit(
             &serde_json::json!({
                 "kind": "finished",
-                "total": items.len(),
-                "resumed": earlier.len(),
+                "total": run.items.len(),
+                "resumed": run.resumed.len(),
                 "imported": counts.imported,
                 "linked": counts.linked,
                 "duplicates": counts.duplicates,
@@ -383,22 +423,22 @@ async fn import_and_index(
             .to_string(),
         );
     } else {
-        eprintln!("{}", describe(&counts, items.len()));
-        if !earlier.is_empty() {
+        eprintln!("{}", describe(counts, run.items.len()));
+        if !run.resumed.is_empty() {
             eprintln!(
                 "and {} imported earlier, interrupted, now finished",
-                ImportCounts::of(&earlier).imported
+                ImportCounts::of(&run.resumed).imported
             );
         }
         if options.index {
             print_index(&index_report);
         }
     }
-    Ok(if counts.failed > 0 {
+    Ok(Some(if counts.failed > 0 {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
-    })
+    }))
 }
 
 pub(super) fn print_index(report: &Option<IndexReport>) {

@@ -55,13 +55,8 @@ pub(super) async fn near(
     radius: &str,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let radius =
-        asterism_library::library::objects::parse_radius(radius).map_err(anyhow::Error::msg)?;
-    let found = services
-        .library
-        .objects_near(name, radius)
-        .await
-        .map_err(anyhow::Error::msg)?;
+    let radius = asterism_library::library::objects::parse_radius(radius)?;
+    let found = services.library.objects_near(name, radius).await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(ExitCode::SUCCESS);

@@ -250,7 +250,18 @@ async fn doctor_names_the_pdf_engine_and_embedding_model_and_warns_on_a_fallback
     );
     let embeddings = line(&installed, "  embeddings  ");
     assert!(
-        embeddings.contains("local:all-MiniLM-L6-v2-int8 (/"),
+        embeddings.contains("local:bge-small-en-v1.5-int8 (/") && !embeddings.contains("WARNING"),
+        "{embeddings}"
+    );
+    // MiniLM stays one setting away.
+    let minilm = doctor(
+        dir.path(),
+        &server,
+        &[("LLM_BASE_URL", &base), ("LOCAL_EMBEDDING_MODEL", "minilm")],
+    );
+    let embeddings = line(&minilm, "  embeddings  ");
+    assert!(
+        embeddings.contains("local:all-MiniLM-L6-v2-int8 (/") && embeddings.contains("/minilm)"),
         "{embeddings}"
     );
     let notices = line(&installed, "  notices     ");

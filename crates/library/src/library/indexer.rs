@@ -40,6 +40,7 @@ pub async fn index_pending(
     embedder: &dyn Embedder,
     progress: &(dyn Fn(i64, i64) + Send + Sync),
 ) -> Result<IndexReport, StoreError> {
+    let _running = index.indexing.lock().await;
     let model = embedder.name();
     if store.index_state("embedding_model").await?.as_deref() != Some(model.as_str()) {
         // A different (or no recorded) model: its vectors cannot be compared with ours.

@@ -198,9 +198,31 @@ pub fn separation_deg(ra1: f64, dec1: f64, ra2: f64, dec2: f64) -> f64 {
     2.0 * a.sqrt().min(1.0).asin().to_degrees()
 }
 
+/// Why a search around an object found nothing to show.
+#[derive(Debug, thiserror::Error)]
+pub enum NearError {
+    /// What was asked cannot be answered (a bad radius, no resolver configured).
+    #[error("{0}")]
+    Invalid(String),
+    /// Sesame knows no object of that name.
+    #[error("{name}: {source}")]
+    UnknownName {
+        name: String,
+        source: crate::sources::sesame::SesameError,
+    },
+    /// Sesame could not be asked (unreachable, too slow, a bad answer).
+    #[error("{name}: {source}")]
+    Resolver {
+        name: String,
+        source: crate::sources::sesame::SesameError,
+    },
+    #[error(transparent)]
+    Store(#[from] asterism_store::StoreError),
+}
+
 /// A radius such as `30arcmin`, `30'`, `0.5deg`, `0.5°`, `90arcsec`, `90"` or `30`
 /// (arcminutes), in arcminutes.
-pub fn parse_radius(text: &str) -> Result<f64, String> {
+pub fn parse_radius(text: &str) -> Result<f64, NearError> {
     let text = text.trim();
     let units: [(&str, f64); 8] = [
         ("arcmin", 1.0),
@@ -218,9 +240,9 @@ pub fn parse_radius(text: &str) -> Result<f64, String> {
         .unwrap_or((text, 1.0));
     match number.parse::<f64>() {
         Ok(value) if value > 0.0 && value.is_finite() => Ok(value * factor),
-        _ => Err(format!(
+        _ => Err(NearError::Invalid(format!(
             "radius {text:?}: expected a positive number with arcmin, arcsec or deg (e.g. 30arcmin)"
-        )),
+        ))),
     }
 }
 
@@ -331,17 +353,27 @@ impl crate::library::Library {
         &self,
         name: &str,
         radius_arcmin: f64,
-    ) -> Result<NearbyObjects, String> {
+    ) -> Result<NearbyObjects, NearError> {
         let targets = self
             .targets
             .as_ref()
-            .ok_or("no name resolver is configured")?;
-        let center = targets
-            .resolve(name)
-            .await
-            .map_err(|error| format!("{name}: {error}"))?
-            .target;
-        let objects = self.objects().await.map_err(|error| error.to_string())?;
+            .ok_or_else(|| NearError::Invalid("no name resolver is configured".into()))?;
+        let center = match targets.resolve(name).await {
+            Ok(found) => found.target,
+            Err(source @ crate::sources::sesame::SesameError::NotFound(_)) => {
+                return Err(NearError::UnknownName {
+                    name: name.to_string(),
+                    source,
+                });
+            }
+            Err(source) => {
+                return Err(NearError::Resolver {
+                    name: name.to_string(),
+                    source,
+                });
+            }
+        };
+        let objects = self.objects().await?;
         let mut nearby: Vec<NearbyObject> = objects
             .into_iter()
             .filter_map(|object| {
@@ -459,12 +491,18 @@ mod tests {
 
     #[test]
     fn radii_and_separations() {
-        assert_eq!(parse_radius("30arcmin"), Ok(30.0));
-        assert_eq!(parse_radius("0.5deg"), Ok(30.0));
-        assert_eq!(parse_radius("90arcsec"), Ok(1.5));
-        assert_eq!(parse_radius("12'"), Ok(12.0));
-        assert_eq!(parse_radius("7"), Ok(7.0));
-        assert!(parse_radius("-3arcmin").is_err() && parse_radius("far").is_err());
+        assert_eq!(parse_radius("30arcmin").ok(), Some(30.0));
+        assert_eq!(parse_radius("0.5deg").ok(), Some(30.0));
+        assert_eq!(parse_radius("90arcsec").ok(), Some(1.5));
+        assert_eq!(parse_radius("12'").ok(), Some(12.0));
+        assert_eq!(parse_radius("7").ok(), Some(7.0));
+        // A bad radius is the asker's mistake, not a failing service.
+        for bad in ["-3arcmin", "far", "NaN"] {
+            assert!(
+                matches!(parse_radius(bad), Err(NearError::Invalid(_))),
+                "{bad}"
+            );
+        }
         // NGC 4258 to NGC 4248: about 14.4 arcmin.
         let sep = separation_deg(184.7400833, 47.3037222, 184.4227, 47.4097) * 60.0;
         assert!((sep - 14.4).abs() < 0.1, "{sep}");

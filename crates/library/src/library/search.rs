@@ -214,6 +214,15 @@ async fn vector_side(
             Some("no embedding model is configured: keyword (BM25) search only".to_string());
         return Ok(side);
     };
+    let recorded = store.index_state("embedding_model").await?;
+    if let Some(recorded) = recorded.filter(|name| *name != embedder.name()) {
+        // Vectors of another model cannot be compared with this one's query.
+        side.note = Some(format!(
+            "the passages were embedded by {recorded}, not {}: keyword (BM25) search only until they are embedded again (`asterism library index`, or the app in the background)",
+            embedder.name()
+        ));
+        return Ok(side);
+    }
     index.ensure_loaded(store).await?;
     if index.is_empty() {
         side.note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());

@@ -85,6 +85,9 @@ pub struct VectorIndex {
     inner: RwLock<State>,
     path: Option<PathBuf>,
     last_use: LastUse,
+    /// Held by the indexing run in progress: two runs (an import's and the app's
+    /// background one) would embed the same passages twice.
+    pub(crate) indexing: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for VectorIndex {

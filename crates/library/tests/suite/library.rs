@@ -641,3 +641,131 @@ async fn the_local_model_embeds_by_meaning_and_chunks_by_its_tokens() {
         assert!(tokens <= 250, "{tokens} tokens: {}", chunk.text);
     }
 }
+
+/// What an import run told its watcher.
+#[derive(Default)]
+struct Heard {
+    files: std::sync::Mutex<Vec<(usize, usize, String)>>,
+    embedding: std::sync::Mutex<Vec<(i64, i64)>>,
+}
+
+impl asterism_library::library::ImportWatcher for Heard {
+    fn file(&self, done: usize, total: usize, item: &asterism_library::library::ImportItem) {
+        self.files
+            .lock()
+            .unwrap()
+            .push((done, total, item.path.clone()));
+    }
+    fn embedding(&self, done: i64, total: i64) {
+        self.embedding.lock().unwrap().push((done, total));
+    }
+}
+
+/// The one import sequence the CLI and the app both run: files, then the collection,
+/// then the embedding, each told to the watcher; a cancel keeps what was done.
+#[tokio::test]
+async fn an_import_run_imports_collects_and_embeds_and_a_cancel_keeps_what_was_done() {
+    use asterism_library::library::ImportPlan;
+    let setup = setup(None).await;
+    let folder = setup.dir.path().join("two");
+    std::fs::create_dir_all(&folder).unwrap();
+    copy_fixture("rudolf_ms.pdf", &folder.join("rudolf.pdf"));
+    copy_fixture("celerite_ms.pdf", &folder.join("celerite.pdf"));
+    let plan = ImportPlan {
+        online: false,
+        collection: Some("TRGB".into()),
+        embed: true,
+    };
+    let heard = Heard::default();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let run = setup
+        .library
+        .import_run(std::slice::from_ref(&folder), &plan, &heard, &cancel)
+        .await
+        .unwrap();
+    assert!(!run.stopped);
+    assert_eq!((run.counts.imported, run.items.len(), run.total), (2, 2, 2));
+    let files = heard.files.lock().unwrap().clone();
+    assert_eq!(
+        files.iter().map(|f| (f.0, f.1)).collect::<Vec<_>>(),
+        [(1, 2), (2, 2)]
+    );
+    let collections = setup.library.collections().await.unwrap();
+    assert_eq!(collections.len(), 1, "{collections:?}");
+    assert_eq!(
+        (collections[0].name.as_str(), collections[0].papers),
+        ("TRGB", 2)
+    );
+    // Told where the embedding starts (nothing embedded), then each batch to the end.
+    let embedding = heard.embedding.lock().unwrap().clone();
+    let (first, last) = (embedding[0], embedding[embedding.len() - 1]);
+    assert_eq!(first.0, 0, "{embedding:?}");
+    assert!(last.1 > 50 && last.0 == last.1, "{embedding:?}");
+    let report = run.index.unwrap();
+    assert_eq!((report.remaining, report.embedded as i64), (0, last.1));
+
+    // Cancelled before it starts: nothing imported, nothing lost, told it stopped.
+    copy_fixture("gammapy_v1_ms.pdf", &folder.join("gammapy.pdf"));
+    cancel.cancel();
+    let heard = Heard::default();
+    let stopped = setup
+        .library
+        .import_run(std::slice::from_ref(&folder), &plan, &heard, &cancel)
+        .await
+        .unwrap();
+    assert!(stopped.stopped && stopped.index.is_none());
+    assert!(heard.embedding.lock().unwrap().is_empty());
+    let papers = setup
+        .library
+        .store
+        .library_papers(&PaperFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(papers.len(), 2, "the two papers before are still there");
+}
+
+/// Texts grouped by length into runs, the runs shared between two sessions: each text
+/// still gets its own vector, in the order given, as when embedded one at a time.
+#[tokio::test]
+async fn runs_of_texts_on_two_sessions_give_each_text_its_own_vector_in_order() {
+    use asterism_library::library::local::{EmbedTuning, LocalModel};
+    let model = LocalModel::find()
+        .expect("the local embedding model is not installed: run scripts/install-deps.sh");
+    let texts: Vec<String> = [
+        "TRGB.",
+        "The distance to NGC 4258 from the tip of the red giant branch, measured in the halo of the galaxy with HST.",
+        "Gammapy reads DL3 event lists.",
+        "Gaussian processes for stellar variability scale linearly with celerite, which makes long light curves tractable for the first time.",
+        "Cepheids.",
+        "Type Ia supernovae calibrated by TRGB distances give H0.",
+        "A retrieval-augmented agent answers questions about scientific papers with citations.",
+    ]
+    .iter()
+    .map(|text| text.to_string())
+    .collect();
+    let one_by_one = model.load().unwrap().embed(&texts).await.unwrap();
+    let tuning = EmbedTuning {
+        max_batch: 3,
+        batch_tokens: 4096,
+        threads: 1,
+        sessions: 2,
+        arena: false,
+    };
+    let batched = model
+        .load_tuned(tuning)
+        .unwrap()
+        .embed(&texts)
+        .await
+        .unwrap();
+    assert_eq!(batched.len(), texts.len());
+    let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    for (index, vector) in batched.iter().enumerate() {
+        let nearest = (0..texts.len())
+            .max_by(|&a, &b| {
+                cosine(vector, &one_by_one[a]).total_cmp(&cosine(vector, &one_by_one[b]))
+            })
+            .unwrap();
+        assert_eq!(nearest, index, "text {index} got another text's vector");
+        assert!(cosine(vector, &one_by_one[index]) > 0.97, "text {index}");
+    }
+}

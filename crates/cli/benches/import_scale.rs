@@ -1,0 +1,283 @@
+//! A library of a real size, imported the way a user does: `asterism library import
+//! DIR` (release build, offline) of 100 or 1,000 distinct papers, then `asterism library
+//! index`, then searches.
+//!
+//! `cargo bench -p asterism-cli --bench import_scale` (sizes 100; `SCALE_SIZES=100,1000`).
+//! Each paper is made from one of the fixture PDFs (`testkit/fixtures/pdfs`): a seeded
+//! choice of 45–70% of its pages, shuffled, never its first page (which
+//! carries its arXiv id), under a title of its own. So each has its own
+//! bytes, text, fingerprint and metadata, and none is merged with another as a duplicate
+//! (the bench says so if one is). Papers and libraries live under `target/import-scale/`.
+//!
+//! Reported per size: wall time until every paper is searchable by keywords (the import)
+//! and until every passage is embedded (the index), parse pages/s and embed passages/s,
+//! each command's peak RSS (`/usr/bin/time`), the database and vector-file sizes, hybrid
+//! search p50/p95 over the question set (in process), and a CLI search's wall time and
+//! peak RSS.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use lopdf::{Document, Object};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// xorshift, seeded per paper.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Paper `index` made of `source`: its own choice and order of pages and its own title.
+fn variant(source: &[u8], index: usize) -> Vec<u8> {
+    let mut doc = Document::load_mem(source).unwrap();
+    let mut rng =
+        Rng(0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
+    let pages: Vec<_> = doc.get_pages().into_values().collect();
+    // Between 45% and 70% of the pages: two papers made of one source share few enough
+    // pages that their text fingerprints differ.
+    let share = 45 + rng.below(26);
+    let keep = (pages.len() * share / 100).max(3).min(pages.len());
+    let mut order: Vec<usize> = (1..pages.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    // Never the first page: its arXiv stamp or DOI would make every paper of one
+    // source the same paper.
+    order.truncate(keep);
+    let kids: Vec<Object> = order.iter().map(|&i| Object::Reference(pages[i])).collect();
+    let tree = doc
+        .catalog()
+        .unwrap()
+        .get(b"Pages")
+        .unwrap()
+        .as_reference()
+        .unwrap();
+    for &i in &order {
+        let page = doc.get_object_mut(pages[i]).unwrap().as_dict_mut().unwrap();
+        page.set("Parent", Object::Reference(tree));
+    }
+    let node = doc.get_object_mut(tree).unwrap().as_dict_mut().unwrap();
+    node.set("Count", Object::Integer(kids.len() as i64));
+    node.set("Kids", Object::Array(kids));
+    let mut fields = lopdf::Dictionary::new();
+    fields.set(
+        "Title",
+        Object::string_literal(format!("Scale paper {index}")),
+    );
+    fields.set("Producer", Object::string_literal("asterism import_scale"));
+    let info = doc.new_object_id();
+    doc.objects.insert(info, Object::Dictionary(fields));
+    doc.trailer.set("Info", Object::Reference(info));
+    doc.prune_objects();
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+/// The folder of `size` papers (made once).
+fn corpus(size: usize) -> PathBuf {
+    let dir = root().join(format!("target/import-scale/papers-{size}"));
+    let made = std::fs::read_dir(&dir)
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    if made == size {
+        return dir;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = root().join("crates/testkit/fixtures/pdfs");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "pdf"))
+        .collect();
+    sources.sort();
+    let sources: Vec<Vec<u8>> = sources
+        .iter()
+        .map(|path| std::fs::read(path).unwrap())
+        .collect();
+    for index in 0..size {
+        let bytes = variant(&sources[index % sources.len()], index);
+        std::fs::write(dir.join(format!("paper-{index:04}.pdf")), bytes).unwrap();
+    }
+    dir
+}
+
+/// Wall seconds and peak RSS (MB) of one `asterism` command, and its stdout.
+fn timed(data: &Path, args: &[&str]) -> (f64, f64, String) {
+    let report = data.with_extension("time");
+    let started = Instant::now();
+    let output = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&report)
+        .arg(env!("CARGO_BIN_EXE_asterism"))
+        .args(args)
+        .env("ASTERISM_DATA_DIR", data)
+        .env("ADS_API_URL", "http://127.0.0.1:9")
+        .env("ARXIV_API_URL", "http://127.0.0.1:9")
+        .env("CROSSREF_URL", "http://127.0.0.1:9")
+        .env("SESAME_URL", "http://127.0.0.1:9")
+        .output()
+        .expect("/usr/bin/time (Debian's `time`) runs asterism");
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(
+        output.status.code().is_some_and(|code| code <= 2),
+        "asterism {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let peak: f64 = std::fs::read_to_string(&report)
+        .unwrap_or_default()
+        .lines()
+        .last()
+        .and_then(|line| line.trim().parse().ok())
+        .unwrap_or(0.0);
+    (
+        seconds,
+        peak / 1024.0,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Hybrid search p50/p95 (ms) over the question set, in one process.
+async fn search_latency(data: &Path) -> (f64, f64, usize) {
+    let questions: Vec<serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(root().join("crates/testkit/fixtures/retrieval/questions.json")).unwrap(),
+    )
+    .unwrap();
+    let mut environment: std::collections::HashMap<String, String> = std::env::vars().collect();
+    environment.insert("ASTERISM_DATA_DIR".into(), data.display().to_string());
+    let settings = asterism_agent::Settings::load_from(environment, None).unwrap();
+    let services = asterism_agent::bootstrap::open_services(&settings)
+        .await
+        .unwrap();
+    let library = &services.library;
+    let filter = asterism_store::PaperFilter::default();
+    // The first query reads the vectors and loads the model: outside the figures.
+    library.search("warm up", &filter, 10).await.unwrap();
+    let mut samples = Vec::new();
+    for question in &questions {
+        let text = question["question"].as_str().unwrap_or_default();
+        let started = Instant::now();
+        library.search(text, &filter, 10).await.unwrap();
+        samples.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let p50 = percentile(&mut samples, 0.5);
+    (p50, percentile(&mut samples, 0.95), samples.len())
+}
+
+fn file_mb(path: &Path) -> f64 {
+    std::fs::metadata(path).map_or(0.0, |meta| meta.len() as f64 / 1e6)
+}
+
+/// The last NDJSON object of `kind` on stdout.
+fn last_event(stdout: &str, kind: &str) -> serde_json::Value {
+    stdout
+        .lines()
+        .rev()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["kind"] == kind)
+        .unwrap_or_default()
+}
+
+async fn measure(size: usize) -> Vec<String> {
+    let papers = corpus(size);
+    let data = root().join(format!("target/import-scale/data-{size}"));
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&data).unwrap();
+    let folder = papers.to_str().unwrap();
+    let (import_s, import_mb, stdout) = timed(
+        &data,
+        &[
+            "library",
+            "import",
+            folder,
+            "--offline",
+            "--no-index",
+            "--json",
+        ],
+    );
+    let finished = last_event(&stdout, "finished");
+    let imported = finished["imported"].as_u64().unwrap_or(0);
+    if imported != size as u64 {
+        println!("warning: {imported} of {size} imported: {finished}");
+    }
+    let (pages, passages) = counts(&data).await;
+    let (index_s, index_mb, _) = timed(&data, &["library", "index", "--json"]);
+    let db = file_mb(&data.join("asterism.db"));
+    let cells = file_mb(&data.join("vectors.cells"));
+    let (p50, p95, asked) = search_latency(&data).await;
+    let (search_s, search_mb, _) = timed(
+        &data,
+        &["library", "search", "TRGB distance to the LMC", "--json"],
+    );
+    vec![
+        format!("{size} papers ({imported} imported), {pages} pages, {passages} passages"),
+        format!(
+            "import (keywords searchable): {import_s:.1} s = {:.2} pages/s, peak {import_mb:.0} MB",
+            pages as f64 / import_s
+        ),
+        format!(
+            "index (every passage embedded): {index_s:.1} s = {:.1} passages/s, peak {index_mb:.0} MB",
+            passages as f64 / index_s
+        ),
+        format!("until all embedded: {:.1} s", import_s + index_s),
+        format!("database {db:.1} MB, vectors.cells {cells:.1} MB"),
+        format!("hybrid search over {asked} questions: p50 {p50:.1} ms, p95 {p95:.1} ms"),
+        format!("one CLI search: {search_s:.2} s, peak {search_mb:.0} MB"),
+    ]
+}
+
+/// Pages and passages (to embed) of the library at `data`.
+async fn counts(data: &Path) -> (i64, i64) {
+    let store = asterism_store::Store::open_in_dir(data).await.unwrap();
+    let mut pages = 0;
+    for paper in store
+        .library_papers(&asterism_store::PaperFilter::default())
+        .await
+        .unwrap()
+    {
+        if let Some(text) = store.paper_text(&paper.id).await.unwrap() {
+            pages += text.pages.unwrap_or(0);
+        }
+    }
+    let pending = store.pending_chunks().await.unwrap();
+    (pages, pending)
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let sizes = std::env::var("SCALE_SIZES").unwrap_or_else(|_| "100".into());
+    for size in sizes
+        .split(',')
+        .filter_map(|size| size.trim().parse::<usize>().ok())
+    {
+        for line in runtime.block_on(measure(size)) {
+            println!("{line}");
+        }
+        println!();
+    }
+}
