@@ -687,17 +687,12 @@ async fn read_pdf(bytes: Vec<u8>, file_name: &str) -> Result<ReadPdf, String> {
 }
 
 /// What the PDF says of itself: its metadata, the arXiv id and DOI printed on its
-/// first pages, and a title (the file name when nothing better is found).
+/// first page, and a title (the file name when nothing better is found). Only the
+/// first page: the second may already cite other papers' DOIs and arXiv ids, and two
+/// papers citing the same one would be taken for one paper.
 fn local_record(text: Option<&PdfText>, metadata: &LocalMetadata, file_name: &str) -> PaperRecord {
     let front = text
-        .map(|text| {
-            text.pages
-                .iter()
-                .take(2)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .and_then(|text| text.pages.first().cloned())
         .unwrap_or_default();
     let title_guess = text
         .and_then(|text| {

@@ -769,3 +769,87 @@ async fn runs_of_texts_on_two_sessions_give_each_text_its_own_vector_in_order() 
         assert!(cosine(vector, &one_by_one[index]) > 0.97, "text {index}");
     }
 }
+
+/// Two different papers whose second pages cite the same DOI and arXiv id: offline,
+/// each is its own paper. (When the second page counted as front matter, the second
+/// paper was taken for the first: "linked … another file of" it.)
+#[tokio::test]
+async fn papers_citing_the_same_doi_on_page_two_stay_two_papers() {
+    let setup = setup(None).await;
+    let folder = setup.dir.path().join("citing");
+    std::fs::create_dir_all(&folder).unwrap();
+    let words = [
+        "galaxy",
+        "halo",
+        "stellar",
+        "distance",
+        "ladder",
+        "cepheid",
+        "giant",
+        "branch",
+        "tip",
+        "calibration",
+        "photometry",
+        "metallicity",
+        "extinction",
+        "zero",
+        "point",
+        "supernova",
+        "host",
+        "parallax",
+        "cluster",
+        "maser",
+        "disk",
+        "rotation",
+        "curve",
+    ];
+    for (n, name) in ["first.pdf", "second.pdf"].iter().enumerate() {
+        let mut state = 7 + n as u64 * 1_000_003;
+        let mut lines: Vec<String> = vec![format!("A study of the distance scale, part {}", n + 1)];
+        for _ in 0..40 {
+            let line: Vec<&str> = (0..9)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    words[(state >> 33) as usize % words.len()]
+                })
+                .collect();
+            lines.push(line.join(" "));
+        }
+        let body: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let references = text_page(&[
+            "References",
+            "Freedman W. L., et al. 2019, ApJ, 882, 34, doi:10.3847/1538-4357/ab2f73",
+            "Riess A. G., et al. 2022, arXiv:2112.04510",
+        ]);
+        std::fs::write(
+            folder.join(name),
+            build_pdf(&[text_page(&body), references], false),
+        )
+        .unwrap();
+    }
+    let items = setup.library.import(&[folder], false, &|_, _, _| {}).await;
+    let outcomes: Vec<&str> = items.iter().map(|item| item.reported().outcome).collect();
+    assert_eq!(outcomes, ["imported", "imported"], "{items:#?}");
+    for paper in setup
+        .library
+        .store
+        .library_papers(&PaperFilter::default())
+        .await
+        .unwrap()
+    {
+        let record = setup
+            .library
+            .store
+            .paper_record(&paper.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(record.doi, None, "a cited DOI is not the paper's own");
+        assert_eq!(
+            record.arxiv_id, None,
+            "a cited arXiv id is not the paper's own"
+        );
+    }
+}
