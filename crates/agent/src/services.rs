@@ -82,7 +82,11 @@ impl Services {
         ),
         String,
     > {
-        let paper = self.papers.metadata(id).await?;
+        let paper = self
+            .papers
+            .metadata(id)
+            .await
+            .map_err(|error| error.to_string())?;
         let done = self
             .downloader
             .download(&paper, progress)

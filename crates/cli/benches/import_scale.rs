@@ -21,31 +21,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use asterism_testkit::bench::{XorShift, percentile};
 use lopdf::{Document, Object};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// xorshift, seeded per paper.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Paper `index` made of `source`: its own choice and order of pages and its own title.
 fn variant(source: &[u8], index: usize) -> Vec<u8> {
     let mut doc = Document::load_mem(source).unwrap();
     let mut rng =
-        Rng(0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
+        XorShift(0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
     let pages: Vec<_> = doc.get_pages().into_values().collect();
     // Between 45% and 70% of the pages: two papers made of one source share few enough
     // pages that their text fingerprints differ.
@@ -152,11 +139,6 @@ fn timed(data: &Path, args: &[&str]) -> (f64, f64, String) {
         peak / 1024.0,
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
-}
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
 }
 
 /// Hybrid search p50/p95 (ms) over the question set, in one process.

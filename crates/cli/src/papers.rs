@@ -444,12 +444,7 @@ async fn content(
     section: Option<String>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let Some((paper_id, paper)) = services
-        .papers
-        .local(id)
-        .await
-        .map_err(anyhow::Error::msg)?
-    else {
+    let Some((paper_id, paper)) = services.papers.local(id).await? else {
         return fail(format!("{id} is not in the library"));
     };
     let Some(stored) = services.store.paper_text(&paper_id).await? else {

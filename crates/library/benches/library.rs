@@ -23,31 +23,8 @@ use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
 use asterism_protocol::PaperRecord;
 use asterism_store::{NewChunk, PaperFilter, Store};
+use asterism_testkit::bench::{XorShift as Rng, percentile};
 use async_trait::async_trait;
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index]
-}
-
-/// A small deterministic generator (xorshift), so runs are comparable.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    /// Roughly normal (sum of uniforms).
-    fn normal(&mut self) -> f32 {
-        (0..4).map(|_| self.unit()).sum::<f32>() - 2.0
-    }
-}
 
 fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -222,7 +199,7 @@ async fn vectors(n: usize) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let centers: Vec<Vec<f32>> = (0..1000)
         .map(|_| {
-            let mut v: Vec<f32> = (0..384).map(|_| rng.normal()).collect();
+            let mut v: Vec<f32> = (0..384).map(|_| rng.rough_gaussian()).collect();
             normalize(&mut v);
             v
         })
@@ -231,21 +208,24 @@ async fn vectors(n: usize) {
     let mut chunks = Vec::with_capacity(n);
     let mut data: Vec<Vec<f32>> = Vec::with_capacity(n);
     for _ in 0..n {
-        let center = &centers[(rng.next() % 1000) as usize];
-        let mut v: Vec<f32> = center.iter().map(|c| c + 0.06 * rng.normal()).collect();
+        let center = &centers[(rng.next_u64() % 1000) as usize];
+        let mut v: Vec<f32> = center
+            .iter()
+            .map(|c| c + 0.06 * rng.rough_gaussian())
+            .collect();
         normalize(&mut v);
         data.push(v);
         // 40 words: 10% from 62 astronomy words (each in ~6% of passages), 45% from
         // 2,000 common words (each in ~1%), 45% from 18,000 rare ones.
         let words: Vec<String> = (0..40)
             .map(|_| {
-                let r = rng.unit();
+                let r = rng.unit_f32();
                 if r < 0.1 {
-                    VOCABULARY[(rng.next() % VOCABULARY.len() as u64) as usize].to_string()
+                    VOCABULARY[(rng.next_u64() % VOCABULARY.len() as u64) as usize].to_string()
                 } else if r < 0.55 {
-                    format!("w{}", rng.next() % 2_000)
+                    format!("w{}", rng.next_u64() % 2_000)
                 } else {
-                    format!("w{}", 2_000 + rng.next() % 18_000)
+                    format!("w{}", 2_000 + rng.next_u64() % 18_000)
                 }
             })
             .collect();
@@ -302,8 +282,11 @@ async fn vectors(n: usize) {
 
     let queries: Vec<Vec<f32>> = (0..200)
         .map(|_| {
-            let base = &data[(rng.next() % n as u64) as usize];
-            let mut q: Vec<f32> = base.iter().map(|x| x + 0.05 * rng.normal()).collect();
+            let base = &data[(rng.next_u64() % n as u64) as usize];
+            let mut q: Vec<f32> = base
+                .iter()
+                .map(|x| x + 0.05 * rng.rough_gaussian())
+                .collect();
             normalize(&mut q);
             q
         })

@@ -24,6 +24,7 @@ use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
 use asterism_protocol::PaperRecord;
 use asterism_store::{NewChunk, PaperFilter, Store};
+use asterism_testkit::bench::percentile;
 
 #[derive(serde::Deserialize)]
 struct Question {
@@ -42,12 +43,6 @@ fn fixtures() -> PathBuf {
 fn questions() -> Vec<Question> {
     let path = fixtures().join("retrieval/questions.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples.get(index).copied().unwrap_or(f64::NAN)
 }
 
 fn offline_papers(store: &Store) -> PaperSearch {

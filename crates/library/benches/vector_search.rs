@@ -34,25 +34,10 @@ use std::time::Instant;
 
 use asterism_library::library::vectors::{VectorIndex, share_for};
 
+pub use asterism_testkit::bench::XorShift as Rng;
+use asterism_testkit::bench::percentile;
 use real::DIMENSIONS;
 use scan::{First, Scan};
-
-/// xorshift with Box-Muller: deterministic, so runs are comparable.
-pub struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f64 {
-        ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-    fn normal(&mut self) -> f64 {
-        (-2.0 * self.unit().ln()).sqrt() * (std::f64::consts::TAU * self.unit()).cos()
-    }
-}
 
 pub fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -63,11 +48,6 @@ pub fn normalize(v: &mut [f32]) {
 
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
 }
 
 /// Mean and lower Cholesky factor of the covariance of `vectors`.
@@ -119,7 +99,7 @@ impl Gaussian {
 
     fn draw(&self, rng: &mut Rng) -> Vec<f32> {
         let d = DIMENSIONS;
-        let z: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
+        let z: Vec<f64> = (0..d).map(|_| rng.gaussian()).collect();
         let mut v: Vec<f32> = (0..d)
             .map(|i| {
                 let row = &self.factor[i * d..i * d + i + 1];
@@ -446,26 +426,26 @@ fn clusters(n: usize) -> Set {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let centers: Vec<Vec<f32>> = (0..1000)
         .map(|_| {
-            let mut v: Vec<f32> = (0..DIMENSIONS).map(|_| rng.normal() as f32).collect();
+            let mut v: Vec<f32> = (0..DIMENSIONS).map(|_| rng.gaussian() as f32).collect();
             normalize(&mut v);
             v
         })
         .collect();
     let data = generate(n, |rng| {
-        let center = &centers[(rng.next() % 1000) as usize];
+        let center = &centers[(rng.next_u64() % 1000) as usize];
         let mut v: Vec<f32> = center
             .iter()
-            .map(|c| c + 0.06 * rng.normal() as f32)
+            .map(|c| c + 0.06 * rng.gaussian() as f32)
             .collect();
         normalize(&mut v);
         v
     });
     let queries: Vec<Vec<f32>> = (0..200)
         .map(|_| {
-            let base = &data[(rng.next() % n as u64) as usize];
+            let base = &data[(rng.next_u64() % n as u64) as usize];
             let mut q: Vec<f32> = base
                 .iter()
-                .map(|x| x + 0.05 * rng.normal() as f32)
+                .map(|x| x + 0.05 * rng.gaussian() as f32)
                 .collect();
             normalize(&mut q);
             q

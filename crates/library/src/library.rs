@@ -158,7 +158,12 @@ impl Library {
     /// The library id of a paper named by library id, bibcode, arXiv id, DOI or the name
     /// of the file it was imported from.
     pub async fn resolve(&self, id: &str) -> Result<Option<String>, String> {
-        if let Some((paper_id, _)) = self.papers.local(id).await? {
+        let local = self
+            .papers
+            .local(id)
+            .await
+            .map_err(|error| error.to_string())?;
+        if let Some((paper_id, _)) = local {
             return Ok(Some(paper_id));
         }
         self.store

@@ -6,4 +6,4 @@ mod merge;
 mod search;
 
 pub use merge::{merge_papers, title_key};
-pub use search::{PaperId, PaperSearch, SearchOutcome};
+pub use search::{LookupError, PaperId, PaperSearch, SearchOutcome};

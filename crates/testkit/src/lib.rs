@@ -7,10 +7,12 @@
 //!   `fixtures/` (see its MANIFEST.md for where each file comes from).
 //! - [`biblib::Biblib`]: a stateful fake of ADS libraries inside [`FixtureServer`].
 //! - [`serve_sse_body`]: serves one recorded SSE body, for client tests.
+//! - [`bench`]: the benchmarks' deterministic generator and percentiles.
 //! - [`mcp_server`]: a real MCP server ([`AstroMcp`], built on `rmcp`) with a tiny
 //!   catalogue, over stdio (the `asterism-mcp-server` binary) or streamable HTTP
 //!   ([`start_http_mcp_server`]).
 
+pub mod bench;
 pub mod biblib;
 mod fixtures;
 pub mod mcp_server;

@@ -48,7 +48,7 @@ impl TypedTool for GetPaperContentTool {
                     args.id
                 ));
             }
-            Err(error) => return ToolOutput::error(error),
+            Err(error) => return ToolOutput::error(error.to_string()),
         };
         let stored = match services.store.paper_text(&paper_id).await {
             Ok(Some(stored)) => stored,

@@ -51,7 +51,7 @@ impl TypedTool for GetPaperMetadataTool {
                 ToolOutput::ok(lines.join("\n"))
                     .with_metadata(serde_json::to_value(&paper).unwrap_or_default())
             }
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

@@ -242,7 +242,7 @@ impl PaperSearch {
 
     /// The bibcode of a paper given by any id: the library's record first, then ADS.
     async fn bibcode_of(&self, id: &str) -> Result<String, String> {
-        if let Some((_, record)) = self.local(id).await?
+        if let Some((_, record)) = self.local(id).await.map_err(|error| error.to_string())?
             && let Some(bibcode) = record.bibcode
         {
             return Ok(bibcode);
@@ -251,7 +251,8 @@ impl PaperSearch {
             return Ok(bibcode);
         }
         self.metadata(id)
-            .await?
+            .await
+            .map_err(|error| error.to_string())?
             .bibcode
             .ok_or_else(|| format!("ADS does not know {id}, so it has no citations there"))
     }

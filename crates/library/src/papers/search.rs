@@ -200,11 +200,33 @@ impl PaperId {
     }
 }
 
+/// Why a paper could not be looked up.
+#[derive(Debug, thiserror::Error)]
+pub enum LookupError {
+    /// What was given is not an identifier: the asker's mistake.
+    #[error("{0:?} is not a bibcode, an arXiv id or a DOI")]
+    NotAnId(String),
+    /// A service answered, and none knows the paper (`problems`: what the others said).
+    #[error("no paper found for {id}{}", said(problems))]
+    NotFound { id: String, problems: Vec<String> },
+    /// No service could be asked (unreachable, failing, not configured): try again later.
+    #[error("no paper found for {id}{}", said(problems))]
+    Unanswered { id: String, problems: Vec<String> },
+    #[error("the library: {0}")]
+    Store(#[from] asterism_store::StoreError),
+}
+
+fn said(problems: &[String]) -> String {
+    match problems.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", problems.join("; ")),
+    }
+}
+
 impl PaperSearch {
     /// Everything known about one paper, from both services, with its local status.
-    pub async fn metadata(&self, id: &str) -> Result<PaperRecord, String> {
-        let parsed = PaperId::parse(id)
-            .ok_or_else(|| format!("{id:?} is not a bibcode, an arXiv id or a DOI"))?;
+    pub async fn metadata(&self, id: &str) -> Result<PaperRecord, LookupError> {
+        let parsed = PaperId::parse(id).ok_or_else(|| LookupError::NotAnId(id.to_string()))?;
         let ads_query = match &parsed {
             PaperId::Bibcode(bibcode) => format!("bibcode:\"{bibcode}\""),
             PaperId::Arxiv(arxiv) => format!("identifier:\"arXiv:{arxiv}\""),
@@ -255,12 +277,17 @@ impl PaperSearch {
                 .is_some_and(|known| known.eq_ignore_ascii_case(doi)),
         };
         let Some(mut paper) = merged.into_iter().find(matches) else {
-            let why = if problems.is_empty() {
-                String::new()
+            let id = id.to_string();
+            // Every service asked failed: nothing says the paper does not exist.
+            let asked = if matches!(parsed, PaperId::Arxiv(_)) {
+                2
             } else {
-                format!(" ({})", problems.join("; "))
+                1
             };
-            return Err(format!("no paper found for {id}{why}"));
+            return Err(match problems.len() >= asked {
+                true => LookupError::Unanswered { id, problems },
+                false => LookupError::NotFound { id, problems },
+            });
         };
         paper.local = self.local_status(&paper).await;
         Ok(paper)
@@ -300,8 +327,7 @@ mod id_tests {
 impl PaperSearch {
     /// The library paper with this id (a bibcode, arXiv id, DOI, or the library's own
     /// paper id), without asking any service.
-    pub async fn local(&self, id: &str) -> Result<Option<(String, PaperRecord)>, String> {
-        let storage = |error: asterism_store::StoreError| format!("the library: {error}");
+    pub async fn local(&self, id: &str) -> Result<Option<(String, PaperRecord)>, LookupError> {
         let paper_id = match PaperId::parse(id) {
             Some(PaperId::Bibcode(bibcode)) => {
                 self.store.find_paper(Some(&bibcode), None, None).await
@@ -309,31 +335,25 @@ impl PaperSearch {
             Some(PaperId::Arxiv(arxiv)) => self.store.find_paper(None, Some(&arxiv), None).await,
             Some(PaperId::Doi(doi)) => self.store.find_paper(None, None, Some(&doi)).await,
             None => Ok(Some(id.trim().to_string())),
-        }
-        .map_err(storage)?;
+        }?;
         let Some(paper_id) = paper_id else {
             return Ok(None);
         };
         Ok(self
             .store
             .paper_record(&paper_id)
-            .await
-            .map_err(storage)?
+            .await?
             .map(|paper| (paper_id, paper)))
     }
 
     /// The paper with this id, from the library when it is there, else from ADS/arXiv
     /// (and then added to the library). Returns its library id and record.
-    pub async fn resolve(&self, id: &str) -> Result<(String, PaperRecord), String> {
+    pub async fn resolve(&self, id: &str) -> Result<(String, PaperRecord), LookupError> {
         if let Some(found) = self.local(id).await? {
             return Ok(found);
         }
         let paper = self.metadata(id).await?;
-        let paper_id = self
-            .store
-            .upsert_paper(&paper)
-            .await
-            .map_err(|error| format!("the library: {error}"))?;
+        let paper_id = self.store.upsert_paper(&paper).await?;
         Ok((paper_id, paper))
     }
 }

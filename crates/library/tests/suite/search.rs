@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use asterism_library::papers::PaperSearch;
+use asterism_library::papers::{LookupError, PaperSearch};
 use asterism_library::sources::ads::AdsClient;
 use asterism_library::sources::arxiv::ArxivClient;
 use asterism_store::Store;
@@ -91,11 +91,50 @@ async fn metadata_by_any_id_merges_ads_and_arxiv() {
     assert!(by_bibcode.citation_count.unwrap() > 5000);
     let by_arxiv = search.metadata("astro-ph/0601001").await.unwrap();
     assert!(by_arxiv.title.starts_with("Frequency of Hot Jupiters"));
+    let error = search.metadata("not an id").await.unwrap_err();
+    assert!(matches!(error, LookupError::NotAnId(_)), "{error:?}");
+    assert!(error.to_string().contains("not a bibcode"), "{error}");
+}
+
+/// The caller can tell "no such paper" (a service answered) from "no service could be
+/// asked" (try again later) without reading the message.
+#[tokio::test]
+async fn a_paper_no_service_knows_differs_from_services_that_did_not_answer() {
+    // arXiv answers with no entry, ADS is not configured: not found.
+    let (_dir, _server, search) = search_with(None).await;
+    let error = search.metadata("0000.0000").await.unwrap_err();
+    match &error {
+        LookupError::NotFound { problems, .. } => {
+            assert!(
+                problems.iter().any(|p| p.contains("no ADS_API_TOKEN")),
+                "{problems:?}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // Both unreachable: unanswered, each service's failure said.
+    let dir = tempfile::tempdir().unwrap();
+    let down = PaperSearch {
+        ads: AdsClient::new(
+            "http://127.0.0.1:9".to_string(),
+            Some("t".to_string()),
+            Duration::from_secs(2),
+        )
+        .unwrap(),
+        arxiv: ArxivClient::new("http://127.0.0.1:9".to_string(), Duration::from_secs(2))
+            .unwrap()
+            .with_interval(Duration::ZERO),
+        store: Store::open_in_dir(dir.path()).await.unwrap(),
+    };
+    let error = down.metadata("1202.3665").await.unwrap_err();
+    match &error {
+        LookupError::Unanswered { problems, .. } => assert_eq!(problems.len(), 2, "{problems:?}"),
+        other => panic!("{other:?}"),
+    }
     assert!(
-        search
-            .metadata("not an id")
-            .await
-            .unwrap_err()
-            .contains("not a bibcode")
+        error
+            .to_string()
+            .starts_with("no paper found for 1202.3665 (ADS: "),
+        "{error}"
     );
 }
