@@ -7,6 +7,7 @@
 
 use pdfium_render::prelude::{
     PdfPage, PdfPageObject, PdfPageObjectCommon, PdfPageObjectType, PdfPageObjectsCommon,
+    PdfPageText,
 };
 
 use crate::library::chunk::{Float, breaks_off, find_caption};
@@ -515,32 +516,15 @@ impl FigureRegion {
     }
 }
 
-/// What pdfium says a page holds: its text runs and its graphics' boxes.
-pub fn page_content(page: &PdfPage<'_>) -> PageContent {
+/// What pdfium says a page holds: its text runs (from `text`, the page's text layer
+/// already loaded) and its graphics' boxes.
+pub fn page_content(page: &PdfPage<'_>, text: Option<&PdfPageText<'_>>) -> PageContent {
     let mut content = PageContent {
         width: page.width().value,
         height: page.height().value,
+        text: text.map(text_runs).unwrap_or_default(),
         ..PageContent::default()
     };
-    if let Ok(text) = page.text() {
-        content.text = text
-            .segments()
-            .iter()
-            .map(|segment| {
-                let b = segment.bounds();
-                TextRun {
-                    text: segment.text(),
-                    rect: Rect {
-                        left: b.left().value,
-                        bottom: b.bottom().value,
-                        right: b.right().value,
-                        top: b.top().value,
-                    },
-                }
-            })
-            .filter(|run| !run.text.trim().is_empty())
-            .collect();
-    }
     content.graphics = page
         .objects()
         .iter()
@@ -575,6 +559,67 @@ pub fn page_content(page: &PdfPage<'_>) -> PageContent {
         })
         .collect();
     content
+}
+
+/// The page's text as runs: each the consecutive characters of one text object (what
+/// pdfium's own `segments()` gives, in one pass: asking pdfium for each segment's text
+/// scans the whole page again, and took two thirds of a page's parsing).
+fn text_runs(text: &PdfPageText<'_>) -> Vec<TextRun> {
+    let mut runs: Vec<TextRun> = Vec::new();
+    // The current run's text object, known by its box (two objects with one box, one
+    // after the other, would be one run: harmless).
+    let mut object: Option<[f32; 4]> = None;
+    for char in text.chars().iter() {
+        let c = char.unicode_char().unwrap_or(' ');
+        if char.is_generated().unwrap_or(false) {
+            // pdfium's spaces and line ends between a run's characters.
+            if let Some(run) = runs.last_mut().filter(|_| object.is_some()) {
+                run.text.push(if c.is_whitespace() { ' ' } else { c });
+            }
+            continue;
+        }
+        let Some(rect) = char.tight_bounds().ok().map(|b| Rect {
+            left: b.left().value,
+            bottom: b.bottom().value,
+            right: b.right().value,
+            top: b.top().value,
+        }) else {
+            continue;
+        };
+        if rect.width() < 0.01 || rect.height() < 0.01 {
+            continue;
+        }
+        let key = char
+            .text_object()
+            .ok()
+            .and_then(|o| o.bounds().ok())
+            .map(|b| {
+                [
+                    b.left().value,
+                    b.bottom().value,
+                    b.right().value,
+                    b.top().value,
+                ]
+            });
+        match runs.last_mut() {
+            Some(run) if object.is_some() && key == object => {
+                run.text.push(c);
+                run.rect = run.rect.union(&rect);
+            }
+            _ => {
+                object = key.or(Some([f32::NAN; 4]));
+                runs.push(TextRun {
+                    text: c.to_string(),
+                    rect,
+                });
+            }
+        }
+    }
+    for run in &mut runs {
+        run.text = run.text.trim_end().to_string();
+    }
+    runs.retain(|run| !run.text.trim().is_empty());
+    runs
 }
 
 /// The box of an embedded plot whose contents spill past the page (clipped by the form's
@@ -612,8 +657,12 @@ pub fn first_of_each_label(regions: impl IntoIterator<Item = FigureRegion>) -> V
 }
 
 /// The figures and tables of a pdfium page (1-based `page`).
-pub fn regions_of_page(number: u32, page: &PdfPage<'_>) -> Vec<FigureRegion> {
-    find_regions(number, &page_content(page))
+pub fn regions_of_page(
+    number: u32,
+    page: &PdfPage<'_>,
+    text: Option<&PdfPageText<'_>>,
+) -> Vec<FigureRegion> {
+    find_regions(number, &page_content(page, text))
 }
 
 #[cfg(test)]

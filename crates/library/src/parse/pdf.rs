@@ -262,7 +262,9 @@ pub fn figure_regions(bytes: &[u8]) -> Result<Vec<FigureRegion>, PdfError> {
             .pages()
             .iter()
             .enumerate()
-            .flat_map(|(index, page)| regions_of_page(index as u32 + 1, &page)),
+            .flat_map(|(index, page)| {
+                regions_of_page(index as u32 + 1, &page, page.text().ok().as_ref())
+            }),
     ))
 }
 
@@ -305,7 +307,7 @@ fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
             title_guess = largest_text(&page_chars(&text));
         }
         pages.push(page_text(&text));
-        figures.extend(regions_of_page(index as u32 + 1, &page));
+        figures.extend(regions_of_page(index as u32 + 1, &page, Some(&text)));
     }
     Ok(PdfText {
         pages,
