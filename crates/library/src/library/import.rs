@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use asterism_protocol::PaperRecord;
-use asterism_store::{PaperFile, PaperText, PendingFile, Store};
+use asterism_store::{NewChunk, PaperFile, PaperText, PendingFile, Store};
 use sha2::{Digest, Sha256};
+use tokio_util::task::AbortOnDropHandle;
 
 use super::storage;
 use crate::library::Chunker;
@@ -157,13 +158,35 @@ impl Importer {
         let mut items = Vec::with_capacity(files.len());
         let units = expand_libraries(files).await;
         let total = units.len();
+        let pdfs: Vec<Option<PathBuf>> = units
+            .iter()
+            .map(|unit| match unit {
+                Unit::Pdf(path) if is_pdf_name(path) => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut ahead: std::collections::VecDeque<ReadAhead> = Default::default();
+        let mut looked_ahead = 0;
         for (done, unit) in units.into_iter().enumerate() {
             let item = match unit {
-                Unit::Pdf(path) => ImportItem {
-                    path: path.display().to_string(),
-                    outcome: self.import_file(&path).await,
-                    resumed: false,
-                },
+                Unit::Pdf(path) => {
+                    let mine = match ahead.front() {
+                        Some(next) if next.path == path => ahead.pop_front(),
+                        _ => None,
+                    };
+                    looked_ahead = looked_ahead.max(done + 1);
+                    while looked_ahead <= done + READ_AHEAD {
+                        if let Some(next) = pdfs.get(looked_ahead).cloned().flatten() {
+                            ahead.extend(ReadAhead::start(&self.store, next).await);
+                        }
+                        looked_ahead += 1;
+                    }
+                    ImportItem {
+                        path: path.display().to_string(),
+                        outcome: self.import_file_read(&path, mine).await,
+                        resumed: false,
+                    }
+                }
                 Unit::Entry(source, entry) if entry.is_empty() => ImportItem {
                     path: format!("{}#{}", source.display(), entry.label()),
                     outcome: ImportOutcome::Skipped {
@@ -210,7 +233,7 @@ impl Importer {
                 .await
                 .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
             let done = self
-                .import_pdf(file, bytes, Some((&entry.record, into.as_deref())))
+                .import_pdf(file, bytes, Some((&entry.record, into.as_deref())), None)
                 .await?;
             into = outcome_paper(&done).map(String::from).or(into);
             outcome.get_or_insert(done);
@@ -281,11 +304,12 @@ impl Importer {
 
     /// Imports one file.
     pub async fn import_file(&self, path: &Path) -> ImportOutcome {
-        let is_pdf_name = path
-            .extension()
-            .and_then(|ext| ext.to_str())
-            .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"));
-        if !is_pdf_name {
+        self.import_file_read(path, None).await
+    }
+
+    /// Imports one file, with its text when it was read ahead.
+    async fn import_file_read(&self, path: &Path, ahead: Option<ReadAhead>) -> ImportOutcome {
+        if !is_pdf_name(path) {
             return ImportOutcome::Skipped {
                 reason: "not a PDF, .bib or CSL-JSON file".into(),
             };
@@ -303,14 +327,10 @@ impl Importer {
                 };
             }
         };
-        match self.import_bytes(path, bytes).await {
+        match self.import_pdf(path, bytes, None, ahead).await {
             Ok(outcome) => outcome,
             Err(reason) => ImportOutcome::Failed { reason },
         }
-    }
-
-    async fn import_bytes(&self, path: &Path, bytes: Vec<u8>) -> Result<ImportOutcome, String> {
-        self.import_pdf(path, bytes, None).await
     }
 
     /// Imports a PDF; `given`: the record another library has for it (trusted over what
@@ -320,6 +340,7 @@ impl Importer {
         path: &Path,
         bytes: Vec<u8>,
         given: Option<(&PaperRecord, Option<&str>)>,
+        ahead: Option<ReadAhead>,
     ) -> Result<ImportOutcome, String> {
         let sha256 = sha256_hex(&bytes);
         if let Some(stored) = self.store.stored_file(&sha256).await.map_err(storage)? {
@@ -335,7 +356,13 @@ impl Importer {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let read = read_pdf(bytes, &file_name).await?;
+        let read = match ahead {
+            Some(ahead) => match ahead.take(&sha256).await {
+                Some(read) => read?,
+                None => read_pdf(bytes, &file_name).await?,
+            },
+            None => read_pdf(bytes, &file_name).await?,
+        };
         let (record, not_identified) = match given {
             Some((record, _)) => (complete(record.clone(), &read.local), None),
             None => self.identify(read.local.clone()).await,
@@ -543,21 +570,10 @@ impl Importer {
                 .map(|figure| figure.stored(paper_id))
                 .collect()
         });
-        let parsed = text.map(|text| {
-            let heading = Some(title).filter(|title| !title.is_empty());
-            let (markdown, sections) = pages_to_markdown(&text.pages, heading);
-            let chunks = self.chunker.chunk(&markdown);
-            let text = PaperText {
-                paper_id: paper_id.to_string(),
-                source: "pdf".into(),
-                engine: text.engine.name().into(),
-                markdown,
-                pages: i64::try_from(text.pages.len()).ok(),
-                sections: serde_json::to_string(&sections).unwrap_or_else(|_| "[]".into()),
-                parsed_at: chrono::Utc::now().to_rfc3339(),
-            };
-            (text, chunks)
-        });
+        let parsed = match text {
+            Some(text) => Some(self.passages(paper_id, title, text).await?),
+            None => None,
+        };
         let status = match (local_only, parsed.is_some()) {
             (true, _) => "unidentified",
             (false, true) => "parsed",
@@ -582,6 +598,35 @@ impl Importer {
             chunks,
             warning,
         })
+    }
+
+    /// The paper's Markdown and passages, made off the async threads (a long paper's
+    /// passages take a few hundred milliseconds).
+    async fn passages(
+        &self,
+        paper_id: &str,
+        title: &str,
+        text: PdfText,
+    ) -> Result<(PaperText, Vec<NewChunk>), String> {
+        let chunker = self.chunker.clone();
+        let (paper_id, title) = (paper_id.to_string(), title.to_string());
+        tokio::task::spawn_blocking(move || {
+            let heading = Some(title.as_str()).filter(|title| !title.is_empty());
+            let (markdown, sections) = pages_to_markdown(&text.pages, heading);
+            let chunks = chunker.chunk(&markdown);
+            let text = PaperText {
+                paper_id,
+                source: "pdf".into(),
+                engine: text.engine.name().into(),
+                markdown,
+                pages: i64::try_from(text.pages.len()).ok(),
+                sections: serde_json::to_string(&sections).unwrap_or_else(|_| "[]".into()),
+                parsed_at: chrono::Utc::now().to_rfc3339(),
+            };
+            (text, chunks)
+        })
+        .await
+        .map_err(|error| format!("cutting the paper into passages failed: {error}"))
     }
 
     /// `{data_dir}/papers/{paper_id}-{hash}.pdf`.
@@ -641,6 +686,62 @@ pub fn outcome_paper(outcome: &ImportOutcome) -> Option<&str> {
         | ImportOutcome::Duplicate { paper_id }
         | ImportOutcome::MetadataOnly { paper_id, .. } => Some(paper_id),
         ImportOutcome::Skipped { .. } | ImportOutcome::Failed { .. } => None,
+    }
+}
+
+/// How many PDFs are parsed ahead of the one being committed: with one, the parser
+/// waited whenever a paper took longer to commit than the next took to parse.
+const READ_AHEAD: usize = 1;
+
+/// Whose turn it is to be parsed ahead.
+static PARSE_TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Whether a file is named like a PDF.
+fn is_pdf_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"))
+}
+
+/// The next PDF of an import, parsed while the one before it is cut into passages and
+/// committed: pdfium serves one thread at a time, so this is what keeps a second core
+/// busy. A file the library already has (by its hash) is not parsed; the task stops
+/// when the import does.
+struct ReadAhead {
+    path: PathBuf,
+    sha256: String,
+    task: AbortOnDropHandle<Result<ReadPdf, String>>,
+}
+
+impl ReadAhead {
+    /// Starts parsing the PDF at `path`, unless it cannot be read or the library has it.
+    /// Its hash is looked up here, between two commits: asked from the parsing task,
+    /// the lookup waited for the commit before it, and so did the parsing.
+    async fn start(store: &Store, path: PathBuf) -> Option<Self> {
+        let bytes = tokio::fs::read(&path).await.ok()?;
+        let sha256 = sha256_hex(&bytes);
+        if store.stored_file(&sha256).await.ok()?.is_some() {
+            return None;
+        }
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let task = AbortOnDropHandle::new(tokio::spawn(async move {
+            // In the order they were started (tokio's lock is first come, first served).
+            let _turn = PARSE_TURN.lock().await;
+            read_pdf(bytes, &name).await
+        }));
+        Some(Self { path, sha256, task })
+    }
+
+    /// What was read, when it is the file with `sha256` (the file may have changed
+    /// since).
+    async fn take(mut self, sha256: &str) -> Option<Result<ReadPdf, String>> {
+        if self.sha256 != sha256 {
+            return None;
+        }
+        (&mut self.task).await.ok()
     }
 }
 

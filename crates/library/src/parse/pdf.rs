@@ -198,6 +198,18 @@ pub fn extract_pdf_with(bytes: &[u8], engine: PdfEngine) -> Result<PdfText, PdfE
     Ok(text)
 }
 
+/// One document at a time in pdfium. pdfium-render takes a lock for each call; two
+/// threads reading a page character by character took it in turns and were each half
+/// as fast as one alone. Held for a whole document, the lock is taken once.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    // A panic while parsing poisons nothing the lock guards (it guards no data).
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn open<'a>(pdfium: &'a Pdfium, bytes: &'a [u8]) -> Result<PdfDocument<'a>, PdfError> {
     pdfium
         .load_pdf_from_byte_slice(bytes, None)
@@ -221,6 +233,7 @@ pub fn render_region(bytes: &[u8], page: u32, rect: &Rect, dpi: f32) -> Result<V
     let pdfium = pdfium().ok_or_else(|| {
         PdfError::Corrupt("rendering a figure needs pdfium, which was not found (doctor says where it was looked for)".into())
     })?;
+    let _alone = exclusive();
     let document = open(pdfium, bytes)?;
     let page = i32::try_from(page)
         .ok()
@@ -256,6 +269,7 @@ pub fn figure_regions(bytes: &[u8]) -> Result<Vec<FigureRegion>, PdfError> {
     let pdfium = pdfium().ok_or_else(|| {
         PdfError::Corrupt("finding figures needs pdfium, which was not found (doctor says where it was looked for)".into())
     })?;
+    let _alone = exclusive();
     let document = open(pdfium, bytes)?;
     Ok(first_of_each_label(
         document
@@ -281,6 +295,7 @@ fn encode_png(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PdfError>
 }
 
 fn with_pdfium(pdfium: &Pdfium, bytes: &[u8]) -> Result<PdfText, PdfError> {
+    let _alone = exclusive();
     let document = open(pdfium, bytes)?;
     let metadata = document.metadata();
     let tag = |kind| {

@@ -638,7 +638,7 @@ async fn the_local_model_embeds_by_meaning_and_chunks_by_its_tokens() {
     let tokenizer = tokenizers::Tokenizer::from_file(model.dir.join("tokenizer.json")).unwrap();
     for chunk in &chunks {
         let tokens = tokenizer.encode(chunk.text.as_str(), false).unwrap().len();
-        assert!(tokens <= 250, "{tokens} tokens: {}", chunk.text);
+        assert!(tokens <= 160, "{tokens} tokens: {}", chunk.text);
     }
 }
 
