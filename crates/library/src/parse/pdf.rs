@@ -114,7 +114,7 @@ pub fn pdf_engine_report() -> (PdfEngine, String) {
                 PdfEngine::PdfExtract,
                 format!(
                     "pdf-extract, the slow fallback: libpdfium was not found (looked in {}, and the \
-                     system's library path); PDFs are parsed about 14x slower and lose some layout. \
+                     system's library path); PDFs are parsed about half as fast and lose some layout. \
                      scripts/install-deps.sh installs it; ASTERISM_PDFIUM names another",
                     looked.join(", ")
                 ),
