@@ -212,6 +212,7 @@ pub async fn summarize(
         transcript.push_str("\n\n");
     }
     let request = ChatRequest {
+        response_schema: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {

@@ -413,6 +413,7 @@ async fn write_answer(
         ));
     }
     let request = ChatRequest {
+        response_schema: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {

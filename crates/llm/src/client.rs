@@ -132,6 +132,12 @@ impl OpenAiClient {
         if supports_enable_thinking(&self.config.base_url, &model) {
             body["enable_thinking"] = serde_json::Value::Bool(request.enable_thinking);
         }
+        if let Some(format) = &request.response_schema {
+            body["response_format"] = serde_json::json!({
+                "type": "json_schema",
+                "json_schema": {"name": format.name, "strict": true, "schema": format.schema},
+            });
+        }
         body
     }
 }

@@ -20,5 +20,6 @@ pub use client::{
 pub use error::LlmError;
 pub use resilient::{ResilientModel, RetryPolicy};
 pub use types::{
-    ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelEvent, ToolCall, ToolDefinition,
+    ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelEvent, ResponseSchema, ToolCall,
+    ToolDefinition,
 };

@@ -111,6 +111,17 @@ pub struct ChatRequest {
     /// Images (`data:image/png;base64,…` URLs) shown with the last user message, as
     /// Chat Completions' `image_url` content parts (`view_figure`); empty for text.
     pub images: Vec<String>,
+    /// The JSON the answer must be, sent as `response_format: {type: "json_schema"}`
+    /// (structured output: OpenAI, vLLM, llama.cpp, Ollama, recent Qwen). An endpoint
+    /// without it answers HTTP 400; the caller asks again without (see `rag::rerank`).
+    pub response_schema: Option<ResponseSchema>,
+}
+
+/// A named JSON Schema for a structured answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseSchema {
+    pub name: String,
+    pub schema: serde_json::Value,
 }
 
 /// Why the model stopped.

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use asterism_library::library::SearchHit;
-use asterism_llm::{ChatMessage, ChatModel, ChatRequest, ModelEvent};
+use asterism_llm::{
+    ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ModelEvent, ResponseSchema,
+};
 use asterism_store::Store;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -217,6 +219,7 @@ fn scoring_request(question: &str, passages: &[&SearchHit], model: Option<String
         listed.push_str(&format!("[{}] {title}\n{}\n\n", index + 1, hit.chunk.text));
     }
     ChatRequest {
+        response_schema: Some(verdicts_schema()),
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {
@@ -239,6 +242,34 @@ fn scoring_request(question: &str, passages: &[&SearchHit], model: Option<String
     }
 }
 
+/// The answer the scoring prompt asks for, as a JSON Schema for endpoints with
+/// structured output (the prompt says the same for those without).
+fn verdicts_schema() -> ResponseSchema {
+    ResponseSchema {
+        name: "passage_verdicts".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "passages": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "n": {"type": "integer", "minimum": 1},
+                            "score": {"type": "integer", "minimum": 0, "maximum": 10},
+                            "summary": {"type": "string"},
+                        },
+                        "required": ["n", "score", "summary"],
+                        "additionalProperties": false,
+                    },
+                },
+            },
+            "required": ["passages"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
 /// One scoring request's verdicts `(score, summary)` by passage number, and its cost.
 type Scored = (HashMap<usize, (u8, String)>, ModelCall);
 
@@ -250,18 +281,21 @@ async fn ask(
 ) -> Result<Scored, String> {
     let started = std::time::Instant::now();
     let call = async {
-        let mut stream = model
-            .stream(request, cancel.clone())
-            .await
-            .map_err(|error| error.to_string())?;
-        while let Some(event) = stream.next().await {
-            match event {
-                Ok(ModelEvent::Completed(response)) => return Ok(response),
-                Ok(_) => {}
-                Err(error) => return Err(error.to_string()),
+        match answer(model, request.clone(), cancel).await {
+            // An endpoint without structured output refuses `response_format` (DeepSeek,
+            // older servers: HTTP 400 or 422); the prompt alone asks for the same JSON.
+            Err(LlmError::Http {
+                status: 400 | 422, ..
+            }) if request.response_schema.is_some() => {
+                let plain = ChatRequest {
+                    response_schema: None,
+                    ..request
+                };
+                answer(model, plain, cancel).await
             }
+            other => other,
         }
-        Err("the answer ended early".to_string())
+        .map_err(|error| error.to_string())
     };
     let response = tokio::time::timeout(TIMEOUT, call)
         .await
@@ -272,6 +306,21 @@ async fn ask(
         latency_ms: started.elapsed().as_secs_f64() * 1000.0,
     };
     Ok((parse_verdicts(&response.text), call))
+}
+
+/// The model's whole answer to `request`.
+async fn answer(
+    model: &dyn ChatModel,
+    request: ChatRequest,
+    cancel: &CancellationToken,
+) -> Result<ChatResponse, LlmError> {
+    let mut stream = model.stream(request, cancel.clone()).await?;
+    while let Some(event) = stream.next().await {
+        if let ModelEvent::Completed(response) = event? {
+            return Ok(response);
+        }
+    }
+    Err(LlmError::BadResponse("the answer ended early".into()))
 }
 
 /// The verdicts in a model's answer: JSON (`{"passages": [...]}`, `{"scores": [...]}` or a

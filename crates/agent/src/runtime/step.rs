@@ -37,6 +37,7 @@ impl AgentRuntime {
             self.config.compaction.keep_tool_outputs,
         );
         let request = ChatRequest {
+            response_schema: None,
             images: Vec::new(),
             messages,
             tools: executor.registry().definitions(),

@@ -72,6 +72,7 @@ impl TypedTool for ViewFigureTool {
             base64::engine::general_purpose::STANDARD.encode(&png)
         );
         let request = ChatRequest {
+            response_schema: None,
             messages: vec![
                 ChatMessage::System {
                     content: "You look at a figure or table from an astronomy paper and say what it \

@@ -249,8 +249,19 @@ async fn rag_search_has_the_model_score_the_passages_and_asking_again_costs_noth
         (2, 9, "Kepler 1627Ab is 38 Myr old, like δ Lyr."),
     ];
     verdicts.extend((3..=8).map(|n| (n, 1, "Not relevant.")));
+    // The endpoint has no structured output (DeepSeek's answer to a JSON Schema): the
+    // scoring is asked again without it.
+    let no_schema = Turn {
+        fault: Some(asterism_testkit::Fault::Http {
+            status: 400,
+            body: r#"{"error":{"message":"This response_format type is unavailable now","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}"#.into(),
+            retry_after: None,
+        }),
+        ..Turn::default()
+    };
     let turns = vec![
         call("r1", "rag_search", json!({ "question": question })),
+        no_schema,
         scores(&verdicts),
         text("Kepler 1627Ab is about 38 Myr old [1]."),
         call(
@@ -324,7 +335,15 @@ async fn rag_search_has_the_model_score_the_passages_and_asking_again_costs_noth
         results[0].0
     );
     let requests = harness.mock.requests();
-    let scoring = requests[1].body["messages"][1]["content"].as_str().unwrap();
+    let schema = &requests[1].body["response_format"];
+    assert_eq!(schema["type"], "json_schema", "{:#}", requests[1].body);
+    assert_eq!(
+        schema["json_schema"]["schema"]["properties"]["passages"]["items"]["required"],
+        json!(["n", "score", "summary"])
+    );
+    assert_eq!(requests[2].body["messages"], requests[1].body["messages"]);
+    assert!(requests[2].body.get("response_format").is_none());
+    let scoring = requests[2].body["messages"][1]["content"].as_str().unwrap();
     assert!(
         scoring.starts_with(&format!("Question: {question}\n\nPassages:\n\n[1] ")),
         "{scoring}"
@@ -341,7 +360,7 @@ async fn rag_search_has_the_model_score_the_passages_and_asking_again_costs_noth
         second_shown.contains(evidence[0]["quote"].as_str().unwrap()),
         "{scoring}"
     );
-    let answering = requests[2].body["messages"][1]["content"].as_str().unwrap();
+    let answering = requests[3].body["messages"][1]["content"].as_str().unwrap();
     assert!(
         answering.contains("Summary (relevance 9/10): Kepler 1627Ab is 38 Myr old"),
         "{answering}"

@@ -22,6 +22,7 @@ async fn outcome(script: Script) -> Result<String, LlmError> {
     config.idle_timeout = Duration::from_millis(500);
     let client = OpenAiClient::new(config).unwrap();
     let request = ChatRequest {
+        response_schema: None,
         images: Vec::new(),
         messages: Default::default(),
         tools: vec![],
@@ -124,6 +125,7 @@ async fn an_unreachable_endpoint_is_a_network_error() {
     ))
     .unwrap();
     let request = ChatRequest {
+        response_schema: None,
         images: Vec::new(),
         messages: Default::default(),
         tools: vec![],

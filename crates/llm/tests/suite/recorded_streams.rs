@@ -19,6 +19,7 @@ pub async fn run_body(
     ))
     .unwrap();
     let request = ChatRequest {
+        response_schema: None,
         images: Vec::new(),
         messages: Default::default(),
         tools: vec![],

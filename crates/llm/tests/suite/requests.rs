@@ -31,6 +31,7 @@ async fn send_with_images(
     ))
     .unwrap();
     let request = ChatRequest {
+        response_schema: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {
