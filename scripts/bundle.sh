@@ -8,13 +8,22 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 npm run ui:build --silent
 
-# The CLI goes in as a Tauri "external binary", which must carry the target triple.
-cargo build --release --locked -p asterism-cli
+# The CLI and the app are built with one package selection and one feature list, the
+# arguments `tauri build` gives cargo (`--features tauri/custom-protocol --release`, from
+# src-tauri/) plus both packages, so the crates they share resolve to the same features
+# and compile once: built apart (`-p asterism-cli`, then the app), their feature sets
+# differ (serde_json, rustix, ...) and the release profile compiled most of the
+# dependency tree twice. The CLI goes in as a Tauri "external binary", which must exist
+# (with the target triple in its name) before `tauri build` runs the app's build script,
+# so it is built first (`--bin asterism`: only the CLI compiled); `tauri build` then
+# finds everything but the app up to date.
+packages=(-p asterism-cli -p asterism-app)
+(cd src-tauri && cargo build --locked "${packages[@]}" --bin asterism --features tauri/custom-protocol --release)
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 cp target/release/asterism "target/release/asterism-$triple"
 
 config=src-tauri/tauri.bundle.conf.json
-npx tauri build --ci --config "$config" --bundles deb -- --locked
+npx tauri build --ci --config "$config" --bundles deb -- --locked "${packages[@]}"
 # The AppImage is made from the .deb's tree by scripts/appimage.sh (the Tauri bundler's
 # AppImage step downloads its tools from GitHub).
 scripts/appimage.sh

@@ -2,7 +2,8 @@
 # Installs what building, running and testing Asterism needs on Debian/Ubuntu:
 # WebKitGTK and friends for the Tauri shell, Xvfb and WebKitWebDriver for the native
 # end-to-end test, poppler-utils for the parsing benchmarks, the CJK font the .deb
-# recommends (the end-to-end test checks that Chinese renders), and the npm packages.
+# recommends (the end-to-end test checks that Chinese renders), cmake to build the
+# real-model tests' llama-server (scripts/real-model.sh), and the npm packages.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ packages=(
   libayatana-appindicator3-dev librsvg2-dev
   xvfb xauth imagemagick webkit2gtk-driver poppler-utils chromium
   squashfs-tools patchelf libfuse2
-  fonts-noto-cjk
+  fonts-noto-cjk cmake
 )
 missing=()
 for package in "${packages[@]}"; do

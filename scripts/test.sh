@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the Rust workspace (unit, integration, CLI),
-# generated-file freshness, the UI's Vitest suite, browser tests of the built UI in
-# Chromium, the release .deb and AppImage built and checked from an empty folder, and the
-# native end-to-end test of each under Xvfb. Installs what it needs first.
+# generated-file freshness, the CLI against a real model server (llama-server), the
+# UI's Vitest suite, browser tests of the built UI in Chromium, the release .deb and
+# AppImage built and checked from an empty folder, and the native end-to-end test of
+# each under Xvfb. Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -31,6 +32,13 @@ if ! git diff --exit-code -- ui/src/bindings.ts ui/src/timeline/fold.fixture.jso
   echo "generated files changed: run 'make test' and commit them" >&2
   exit 1
 fi
+
+step "a real model server: asterism against llama.cpp's llama-server with Gemma 3 270M (scripts/real-model.sh builds and fetches them once into .deps/llama)"
+eval "$(scripts/real-model.sh)"
+export LLAMA_SERVER LLAMA_MODEL LLAMA_TEMPLATE
+# The same profile and features as the step above, so nothing is compiled again; only
+# the real-model tests, which a plain `cargo test` leaves ignored, one server at a time.
+cargo test --workspace --features asterism-app/custom-protocol --test all -- --ignored --test-threads 1 real_model::
 
 step "crash consistency: 10 ask/import processes killed with SIGKILL (scripts/soak.sh)"
 scripts/soak.sh 10

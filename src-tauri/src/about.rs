@@ -1,7 +1,7 @@
 //! The About view: the version, the parts this installation runs on, and the notices of
 //! everything shipped (the bundled `licenses.json`, see `asterism_library::parts`).
 
-use asterism_library::parts::{Component, Notices};
+use asterism_library::parts::{Component, Notices, NoticesError};
 use serde::Serialize;
 use specta::Type;
 use tauri::State;
@@ -39,7 +39,7 @@ pub async fn about(state: State<'_, AppState>) -> Result<About, AppError> {
             version,
             parts,
             notices_path: None,
-            notices_problem: Some(why),
+            notices_problem: Some(why.to_string()),
             components: Vec::new(),
         },
     })
@@ -49,8 +49,14 @@ pub async fn about(state: State<'_, AppState>) -> Result<About, AppError> {
 #[tauri::command]
 #[specta::specta]
 pub async fn license_text(id: String) -> Result<String, AppError> {
-    let (mut notices, _) =
-        Notices::find().map_err(|why| AppError::new(AppErrorKind::NotFound, why))?;
+    let (mut notices, _) = Notices::find().map_err(|why| {
+        let kind = match &why {
+            NoticesError::NotFound => AppErrorKind::NotFound,
+            NoticesError::Unreadable { .. } => AppErrorKind::Storage,
+            NoticesError::Malformed { .. } => AppErrorKind::Internal,
+        };
+        AppError::new(kind, why.to_string())
+    })?;
     notices
         .texts
         .remove(&id)

@@ -102,6 +102,7 @@ pub async fn agent_run(
         session_id: Some(session_id.clone()),
         question,
         enable_thinking,
+        first_tool: None,
     };
     let runs = state.runs.clone();
     let run_session = session_id.clone();

@@ -4,7 +4,7 @@
 //! confirmed in a native message box first: a script injected into the page must not be
 //! able to start programs.
 
-use asterism_agent::mcp::{McpConfig, ServerConfig, ServerState, ServerStatus};
+use asterism_agent::mcp::{McpConfig, McpConfigError, ServerConfig, ServerState, ServerStatus};
 use serde::Serialize;
 use specta::Type;
 use tauri::State;
@@ -79,13 +79,23 @@ async fn view(state: &AppState) -> McpView {
 
 fn change(
     state: &AppState,
-    edit: impl FnOnce(&mut McpConfig) -> Result<(), String>,
+    edit: impl FnOnce(&mut McpConfig) -> Result<(), McpConfigError>,
 ) -> Result<(), AppError> {
     let engine = state.engine();
-    McpConfig::update(&engine.settings.data_dir, edit)
-        .map_err(|error| AppError::new(AppErrorKind::InvalidInput, error.to_string()))?;
+    McpConfig::update(&engine.settings.data_dir, edit).map_err(app_error)?;
     engine.services.mcp.reload();
     Ok(())
+}
+
+/// What was asked is the asker's to fix; the file's problems are the configuration's.
+fn app_error(error: McpConfigError) -> AppError {
+    let kind = match &error {
+        McpConfigError::BadName(_) | McpConfigError::BadServer { .. } => AppErrorKind::InvalidInput,
+        McpConfigError::UnknownServer(_) => AppErrorKind::NotFound,
+        McpConfigError::Malformed { .. } | McpConfigError::Invalid { .. } => AppErrorKind::Config,
+        McpConfigError::Io { .. } => AppErrorKind::Storage,
+    };
+    AppError::new(kind, error.to_string())
 }
 
 /// Every configured server, started if enabled, with its state and tools.
@@ -117,9 +127,7 @@ pub async fn mcp_add(
     };
     let mut check = McpConfig::default();
     check.servers.insert(name.clone(), server.clone());
-    check
-        .check()
-        .map_err(|error| AppError::new(AppErrorKind::InvalidInput, error))?;
+    check.check().map_err(app_error)?;
     let question = match dialogs.language() {
         UiLanguage::En => format!(
             "The MCP server {name} will run {}. Its tools are offered to the agent, which asks before each call. Add it only if you trust it.",

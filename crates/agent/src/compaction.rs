@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asterism_llm::{ChatMessage, ChatModel, ChatRequest, LlmError, ModelEvent};
+use asterism_protocol::TokenUsage;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -48,7 +49,8 @@ impl Default for CompactionConfig {
     }
 }
 
-/// A rough token count: about four characters a token, plus a little per message.
+/// A rough token count: about four characters a token, plus a little per message. Used
+/// only for what the model has not counted yet (see [`ContextWatch`]).
 pub fn estimate_tokens(messages: &[ChatMessage]) -> usize {
     messages
         .iter()
@@ -213,6 +215,7 @@ pub async fn summarize(
     }
     let request = ChatRequest {
         response_schema: None,
+        tool_choice: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {
@@ -241,6 +244,58 @@ pub async fn summarize(
     Err(LlmError::BadResponse(
         "the summary stream ended early".into(),
     ))
+}
+
+/// What decides when to compact: the size of the conversation, as the model's own
+/// tokenizer counted it, and the breaker.
+///
+/// After each call the server reports the prompt's and the answer's tokens (`usage`):
+/// the exact size, in the model's tokens, of everything sent (system prompt, tool
+/// definitions and messages as sent) and of the answer. Only the messages added since
+/// are estimated (four characters a token); before the first call, and after a
+/// compaction replaced the conversation, everything is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextWatch {
+    pub breaker: CircuitBreaker,
+    /// The model's count and how many conversation messages it covers.
+    counted: Option<(usize, usize)>,
+}
+
+impl ContextWatch {
+    pub fn new(breaker_threshold: u32) -> Self {
+        Self {
+            breaker: CircuitBreaker::new(breaker_threshold),
+            counted: None,
+        }
+    }
+
+    /// Records the model's count after a call whose answer is the conversation's
+    /// `messages`-th message. A provider that reports no usage leaves the estimate.
+    pub fn counted(&mut self, usage: Option<&TokenUsage>, messages: usize) {
+        let tokens = usage.map(|usage| {
+            usize::try_from(usage.prompt_tokens.saturating_add(usage.completion_tokens))
+                .unwrap_or(0)
+        });
+        self.counted = tokens
+            .filter(|&tokens| tokens > 0)
+            .map(|tokens| (tokens, messages));
+    }
+
+    /// The conversation was replaced (compacted): what was counted no longer applies.
+    pub fn forget(&mut self) {
+        self.counted = None;
+    }
+
+    /// The tokens the next request will carry: the model's count where there is one,
+    /// plus an estimate of the messages after it.
+    pub fn tokens(&self, system: &str, conversation: &[ChatMessage]) -> usize {
+        match self.counted {
+            Some((tokens, covered)) if covered <= conversation.len() => {
+                tokens + estimate_tokens(&conversation[covered..])
+            }
+            _ => estimate_tokens(conversation) + system.len() / 4 + 4,
+        }
+    }
 }
 
 /// Stops auto compaction after `threshold` failures in a row.
@@ -290,6 +345,47 @@ impl CompactionRequest {
 mod tests {
     use super::*;
     use asterism_llm::ToolCall;
+
+    #[test]
+    fn the_watch_takes_the_model_s_count_and_estimates_only_what_came_after() {
+        let mut conversation = turn("Where is NGC 4258?", "12:18:57.62 +47:18:13.4", "a");
+        let mut watch = ContextWatch::new(3);
+        let estimated = watch.tokens("system", &conversation);
+        assert_eq!(estimated, estimate_tokens(&conversation) + 5);
+        let usage = TokenUsage {
+            prompt_tokens: 7_000,
+            completion_tokens: 40,
+            reasoning_tokens: 0,
+        };
+        watch.counted(Some(&usage), conversation.len());
+        assert_eq!(watch.tokens("system", &conversation), 7_040);
+        let added = ChatMessage::User {
+            content: "And its distance?".into(),
+        };
+        conversation.push(added.clone());
+        assert_eq!(
+            watch.tokens("system", &conversation),
+            7_040 + estimate_tokens(&[added])
+        );
+        // A provider without usage, a shorter (compacted) conversation, or forget():
+        // back to the estimate.
+        watch.counted(None, conversation.len());
+        assert_eq!(
+            watch.tokens("system", &conversation),
+            estimate_tokens(&conversation) + 5
+        );
+        watch.counted(Some(&usage), conversation.len() + 3);
+        assert_eq!(
+            watch.tokens("system", &conversation),
+            estimate_tokens(&conversation) + 5
+        );
+        watch.counted(Some(&usage), conversation.len());
+        watch.forget();
+        assert_eq!(
+            watch.tokens("system", &conversation),
+            estimate_tokens(&conversation) + 5
+        );
+    }
 
     fn turn(question: &str, output: &str, id: &str) -> Vec<ChatMessage> {
         vec![

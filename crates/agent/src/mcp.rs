@@ -47,6 +47,62 @@ const INHERITED_ENV: &[&str] = &[
 
 type Client = RunningService<RoleClient, ()>;
 
+/// Why a tool of an MCP server could not be called: the name (not configured, turned
+/// off), the connection (could not start, stopped, no answer in time) or the server's
+/// own error answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum McpError {
+    /// No server of that name in `mcp.json`.
+    #[error("MCP server {0} is not configured")]
+    NotConfigured(String),
+    /// The server is configured and turned off.
+    #[error("MCP server {0} is disabled or not configured")]
+    Disabled(String),
+    /// The program could not be run or the address reached, or it did not speak MCP.
+    #[error("MCP server {server} could not start: {why}")]
+    Unavailable { server: String, why: String },
+    /// The server stopped (or the connection broke) during the call.
+    #[error(
+        "MCP server {server} stopped during the call ({why}); it is started again on the next call"
+    )]
+    Stopped { server: String, why: String },
+    /// The server did not answer in time: to start (`starting`) or to the call.
+    #[error("MCP server {server} {}: no answer within {} s", doing(.starting), .waited.as_secs())]
+    Timeout {
+        server: String,
+        starting: bool,
+        waited: Duration,
+    },
+    /// The server answered the call with an error of its own (a JSON-RPC error).
+    #[error("MCP server {server} answered with an error: {error}")]
+    Server {
+        server: String,
+        error: rmcp::model::ErrorData,
+    },
+    /// The call failed on the way (the transport, an answer of the wrong kind).
+    #[error("MCP server {server}: {why}")]
+    Transport { server: String, why: String },
+}
+
+fn doing(starting: &bool) -> &'static str {
+    if *starting {
+        "could not start"
+    } else {
+        "did not answer"
+    }
+}
+
+impl McpError {
+    /// What to keep as the server's failed state: the reason, without the server's name.
+    fn why(&self) -> String {
+        match self {
+            McpError::Unavailable { why, .. } => why.clone(),
+            McpError::Timeout { waited, .. } => format!("no answer within {} s", waited.as_secs()),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// Where a server is, in the state the last use left it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase", tag = "state", content = "why")]
@@ -189,7 +245,7 @@ impl McpHub {
         let (slots, problem) = self.snapshot();
         let mut notices: Vec<String> = problem.into_iter().collect();
         let started = futures::future::join_all(slots.into_iter().map(|(name, slot)| async move {
-            let result = Self::ensure(&slot).await.map(|(_, tools)| tools);
+            let result = Self::ensure(&name, &slot).await.map(|(_, tools)| tools);
             (name, result)
         }))
         .await;
@@ -199,43 +255,51 @@ impl McpHub {
                 Ok(listed) => tools.extend(listed.into_iter().map(|tool| {
                     Arc::new(McpTool::new(self.clone(), &server, tool)) as Arc<dyn crate::AgentTool>
                 })),
-                Err(Some(why)) => notices.push(format!(
-                    "MCP server {server} could not start: {why}. Its tools are not available in this run."
-                )),
-                Err(None) => {}
+                Err(McpError::Disabled(_)) => {}
+                Err(error) => {
+                    notices.push(format!("{error}. Its tools are not available in this run."))
+                }
             }
         }
         (tools, notices)
     }
 
     /// The slot's running client and its tools, starting it when it is not running.
-    /// `Err(None)`: disabled.
-    async fn ensure(slot: &Mutex<Slot>) -> Result<(Arc<Client>, Vec<Tool>), Option<String>> {
+    async fn ensure(
+        server: &str,
+        slot: &Mutex<Slot>,
+    ) -> Result<(Arc<Client>, Vec<Tool>), McpError> {
         let mut slot = slot.lock().await;
         if slot.config.disabled {
-            return Err(None);
+            return Err(McpError::Disabled(server.to_string()));
         }
         if let Some(client) = slot.client.as_ref().filter(|client| !client.is_closed()) {
             return Ok((client.clone(), slot.tools.clone()));
         }
-        match tokio::time::timeout(START_TIMEOUT, connect(&slot.config)).await {
-            Ok(Ok((client, tools))) => {
+        let started = match tokio::time::timeout(START_TIMEOUT, connect(&slot.config)).await {
+            Ok(Ok(started)) => Ok(started),
+            Ok(Err(why)) => Err(McpError::Unavailable {
+                server: server.to_string(),
+                why,
+            }),
+            Err(_) => Err(McpError::Timeout {
+                server: server.to_string(),
+                starting: true,
+                waited: START_TIMEOUT,
+            }),
+        };
+        match started {
+            Ok((client, tools)) => {
                 let client = Arc::new(client);
                 slot.client = Some(client.clone());
                 slot.tools = tools.clone();
                 slot.state = ServerState::Running;
                 Ok((client, tools))
             }
-            Ok(Err(why)) => {
+            Err(error) => {
                 slot.client = None;
-                slot.state = ServerState::Failed(why.clone());
-                Err(Some(why))
-            }
-            Err(_) => {
-                let why = format!("no answer within {} s", START_TIMEOUT.as_secs());
-                slot.client = None;
-                slot.state = ServerState::Failed(why.clone());
-                Err(Some(why))
+                slot.state = ServerState::Failed(error.why());
+                Err(error)
             }
         }
     }
@@ -246,34 +310,30 @@ impl McpHub {
         server: &str,
         tool: &str,
         arguments: serde_json::Value,
-    ) -> Result<CallToolResult, String> {
+    ) -> Result<CallToolResult, McpError> {
         let slot = self.snapshot().0.get(server).cloned();
         let Some(slot) = slot else {
-            return Err(format!("MCP server {server} is not configured"));
+            return Err(McpError::NotConfigured(server.to_string()));
         };
-        let (client, _) = Self::ensure(&slot).await.map_err(|why| match why {
-            Some(why) => format!("MCP server {server} could not start: {why}"),
-            None => format!("MCP server {server} is disabled or not configured"),
-        })?;
+        let (client, _) = Self::ensure(server, &slot).await?;
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let serde_json::Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        match client.call_tool(params).await {
-            Ok(result) => Ok(result),
-            Err(error) => {
-                if client.is_transport_closed() || client.is_closed() {
-                    let mut slot = slot.lock().await;
-                    slot.client = None;
-                    slot.state = ServerState::Failed(format!("stopped: {error}"));
-                    Err(format!(
-                        "MCP server {server} stopped during the call ({error}); it is started again on the next call"
-                    ))
-                } else {
-                    Err(format!("MCP server {server}: {error}"))
-                }
-            }
+        let error = match client.call_tool(params).await {
+            Ok(result) => return Ok(result),
+            Err(error) => error,
+        };
+        if client.is_transport_closed() || client.is_closed() {
+            let mut slot = slot.lock().await;
+            slot.client = None;
+            slot.state = ServerState::Failed(format!("stopped: {error}"));
+            return Err(McpError::Stopped {
+                server: server.to_string(),
+                why: error.to_string(),
+            });
         }
+        Err(call_failure(server, error))
     }
 
     /// Every server with its state and tools, starting the enabled ones.
@@ -310,6 +370,23 @@ impl McpHub {
                 let _ = client.close().await;
             }
         }
+    }
+}
+
+/// A failed call to a server that is still running, by what went wrong.
+fn call_failure(server: &str, error: rmcp::ServiceError) -> McpError {
+    let server = server.to_string();
+    match error {
+        rmcp::ServiceError::McpError(error) => McpError::Server { server, error },
+        rmcp::ServiceError::Timeout { timeout } => McpError::Timeout {
+            server,
+            starting: false,
+            waited: timeout,
+        },
+        other => McpError::Transport {
+            server,
+            why: other.to_string(),
+        },
     }
 }
 
@@ -350,4 +427,74 @@ async fn connect(config: &ServerConfig) -> Result<(Client, Vec<Tool>), String> {
         .await
         .map_err(|error| format!("listing its tools: {error}"))?;
     Ok((client, tools))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hub(servers: &[(&str, ServerConfig)]) -> McpHub {
+        let servers = servers
+            .iter()
+            .map(|(name, config)| (name.to_string(), config.clone()))
+            .collect();
+        McpHub::new(McpConfig { servers })
+    }
+
+    fn at(url: &str) -> ServerConfig {
+        ServerConfig {
+            url: Some(url.into()),
+            ..ServerConfig::default()
+        }
+    }
+
+    /// A loopback address nothing listens on.
+    fn closed_port() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        format!("http://127.0.0.1:{port}/mcp")
+    }
+
+    #[tokio::test]
+    async fn a_wrong_name_an_unreachable_server_and_its_own_error_are_told_apart() {
+        let (url, _server) = asterism_testkit::start_http_mcp_server().await.unwrap();
+        let off = ServerConfig {
+            disabled: true,
+            ..at(&url)
+        };
+        let hub = hub(&[
+            ("astro", at(&url)),
+            ("gone", at(&closed_port())),
+            ("off", off),
+        ]);
+        let call = |server: &'static str, tool: &'static str| {
+            let hub = hub.clone();
+            async move { hub.call(server, tool, serde_json::json!({})).await }
+        };
+
+        let unknown = call("nosuch", "echo").await.unwrap_err();
+        assert_eq!(unknown, McpError::NotConfigured("nosuch".into()));
+        let off = call("off", "echo").await.unwrap_err();
+        assert_eq!(off, McpError::Disabled("off".into()));
+        let gone = call("gone", "echo").await.unwrap_err();
+        assert!(
+            matches!(&gone, McpError::Unavailable { server, .. } if server == "gone"),
+            "{gone:?}"
+        );
+        assert!(
+            gone.to_string()
+                .starts_with("MCP server gone could not start: ")
+        );
+
+        let refused = call("astro", "no_such_tool").await.unwrap_err();
+        assert!(
+            matches!(&refused, McpError::Server { server, .. } if server == "astro"),
+            "{refused:?}"
+        );
+        let echoed = hub
+            .call("astro", "echo", serde_json::json!({"text": "back"}))
+            .await
+            .unwrap();
+        assert_ne!(echoed.is_error, Some(true), "{echoed:?}");
+    }
 }

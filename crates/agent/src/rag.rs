@@ -6,7 +6,7 @@
 pub mod rerank;
 
 use asterism_library::library::{Library, SearchHit, SearchMode, quote_for, split_sentences};
-use asterism_llm::{ChatMessage, ChatModel, ChatRequest, ModelEvent};
+use asterism_llm::{ChatMessage, ChatModel, ChatRequest, LlmError, ModelEvent};
 use asterism_store::PaperFilter;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -19,6 +19,45 @@ pub const PASSAGES: usize = 8;
 pub const MIN_SIMILARITY: f64 = 0.3;
 /// What the model answers when the passages do not contain the answer.
 const NO_ANSWER: &str = "NO_ANSWER";
+
+/// Why the library could not answer: the asker's mistake, the library, or the model
+/// (whose [`LlmError`] says whether the network, the key or a rate limit failed).
+#[derive(Debug, thiserror::Error)]
+pub enum RagError {
+    /// Nothing was asked.
+    #[error("the question is empty")]
+    EmptyQuestion,
+    /// The library's database could not be searched.
+    #[error("the library could not be searched: {0}")]
+    Library(asterism_store::StoreError),
+    /// The model call failed.
+    #[error("the model could not answer: {0}")]
+    Model(LlmError),
+    /// The model's answer stopped before it was complete.
+    #[error("the model's answer ended early")]
+    EndedEarly,
+    /// The model did not answer in time.
+    #[error("no answer within {} s", .0.as_secs())]
+    Timeout(std::time::Duration),
+    /// Stopped by the asker before the answer was written.
+    #[error("the answer was cancelled")]
+    Cancelled,
+}
+
+impl From<LlmError> for RagError {
+    fn from(error: LlmError) -> Self {
+        match error {
+            LlmError::Cancelled => RagError::Cancelled,
+            other => RagError::Model(other),
+        }
+    }
+}
+
+impl From<asterism_store::StoreError> for RagError {
+    fn from(error: asterism_store::StoreError) -> Self {
+        RagError::Library(error)
+    }
+}
 
 /// One passage the answer may cite.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -333,11 +372,10 @@ pub async fn scored_search(
     query: &str,
     filter: &PaperFilter,
     limit: usize,
-) -> Result<(Vec<(SearchHit, Option<Verdict>)>, RerankReport), String> {
+) -> Result<(Vec<(SearchHit, Option<Verdict>)>, RerankReport), RagError> {
     let results = library
         .search(query, filter, limit.max(rerank.candidates).min(100))
-        .await
-        .map_err(|error| format!("the library could not be searched: {error}"))?;
+        .await?;
     let hits: Vec<&SearchHit> = results.hits.iter().collect();
     let cancel = CancellationToken::new();
     let (verdicts, mut report, _) =
@@ -397,7 +435,7 @@ async fn write_answer(
     question: &str,
     evidence: &[Evidence],
     cancel: &CancellationToken,
-) -> Result<(String, crate::ModelCall), String> {
+) -> Result<(String, crate::ModelCall), RagError> {
     let mut passages = String::new();
     for item in evidence {
         let summary = item
@@ -414,6 +452,7 @@ async fn write_answer(
     }
     let request = ChatRequest {
         response_schema: None,
+        tool_choice: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {
@@ -443,27 +482,20 @@ pub(crate) async fn complete(
     model: &dyn ChatModel,
     request: ChatRequest,
     cancel: &CancellationToken,
-) -> Result<(String, crate::ModelCall), String> {
+) -> Result<(String, crate::ModelCall), RagError> {
     let started = std::time::Instant::now();
-    let mut stream = model
-        .stream(request, cancel.clone())
-        .await
-        .map_err(|error| format!("the model could not answer: {error}"))?;
+    let mut stream = model.stream(request, cancel.clone()).await?;
     while let Some(event) = stream.next().await {
-        match event {
-            Ok(ModelEvent::Completed(response)) => {
-                let call = crate::ModelCall {
-                    model: response.model.clone(),
-                    usage: response.usage.unwrap_or_default(),
-                    latency_ms: started.elapsed().as_secs_f64() * 1000.0,
-                };
-                return Ok((response.text.trim().to_string(), call));
-            }
-            Ok(_) => {}
-            Err(error) => return Err(format!("the model could not answer: {error}")),
+        if let ModelEvent::Completed(response) = event? {
+            let call = crate::ModelCall {
+                model: response.model.clone(),
+                usage: response.usage.unwrap_or_default(),
+                latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+            };
+            return Ok((response.text.trim().to_string(), call));
         }
     }
-    Err("the model's answer ended early".into())
+    Err(RagError::EndedEarly)
 }
 
 /// Retrieves (with the model's scores when `rerank` is on) and answers.
@@ -474,16 +506,16 @@ pub async fn answer(
     question: &str,
     filter: &PaperFilter,
     cancel: &CancellationToken,
-) -> Result<RagAnswer, String> {
+) -> Result<RagAnswer, RagError> {
+    if question.trim().is_empty() {
+        return Err(RagError::EmptyQuestion);
+    }
     let wanted = if rerank.enabled {
         rerank.candidates.clamp(PASSAGES, 100)
     } else {
         PASSAGES
     };
-    let results = library
-        .search(question, filter, wanted)
-        .await
-        .map_err(|error| format!("the library could not be searched: {error}"))?;
+    let results = library.search(question, filter, wanted).await?;
     let relevant_hits: Vec<&SearchHit> = results.hits.iter().filter(|hit| relevant(hit)).collect();
     let found = relevant_hits.len();
     let (chosen, rerank_report, rerank_calls) =
@@ -533,6 +565,85 @@ pub async fn answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use asterism_llm::ModelEventStream;
+
+    /// A model whose call fails with its error, or (`None`) whose stream ends at once.
+    struct Broken(Option<LlmError>);
+
+    #[async_trait::async_trait]
+    impl ChatModel for Broken {
+        fn model_name(&self) -> &str {
+            "broken"
+        }
+        fn supports_thinking_toggle(&self) -> bool {
+            false
+        }
+        async fn stream(
+            &self,
+            _request: ChatRequest,
+            _cancel: CancellationToken,
+        ) -> Result<ModelEventStream, LlmError> {
+            match &self.0 {
+                Some(error) => Err(error.clone()),
+                None => Ok(Box::pin(futures::stream::empty())),
+            }
+        }
+    }
+
+    async fn empty_library(dir: &std::path::Path) -> Library {
+        let store = asterism_store::Store::open_in_dir(dir).await.unwrap();
+        let nowhere = "http://127.0.0.1:9";
+        let wait = std::time::Duration::from_secs(1);
+        let papers = asterism_library::papers::PaperSearch {
+            ads: asterism_library::sources::ads::AdsClient::new(nowhere, None, wait).unwrap(),
+            arxiv: asterism_library::sources::arxiv::ArxivClient::new(nowhere, wait).unwrap(),
+            store: store.clone(),
+        };
+        let chunker = asterism_library::library::Chunker::characters();
+        Library::new(store, papers, chunker, dir, None)
+    }
+
+    #[tokio::test]
+    async fn a_failed_model_call_is_told_from_a_bad_question() {
+        let cancel = CancellationToken::new();
+        let network = Broken(Some(LlmError::Network("connection refused".into())));
+        let error = write_answer(&network, "H0?", &[], &cancel)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, RagError::Model(LlmError::Network(_))),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "the model could not answer: network error talking to the model: connection refused"
+        );
+        let key = Broken(Some(LlmError::Auth {
+            status: 401,
+            message: "bad key".into(),
+        }));
+        let error = write_answer(&key, "H0?", &[], &cancel).await.unwrap_err();
+        assert!(matches!(error, RagError::Model(LlmError::Auth { .. })));
+        let stopped = Broken(Some(LlmError::Cancelled));
+        let error = write_answer(&stopped, "H0?", &[], &cancel)
+            .await
+            .unwrap_err();
+        assert!(matches!(error, RagError::Cancelled), "{error:?}");
+        let silent = Broken(None);
+        let error = write_answer(&silent, "H0?", &[], &cancel)
+            .await
+            .unwrap_err();
+        assert!(matches!(error, RagError::EndedEarly), "{error:?}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let library = empty_library(dir.path()).await;
+        let off = RerankSettings::off();
+        let filter = PaperFilter::default();
+        let error = answer(&network, &library, &off, "  ", &filter, &cancel)
+            .await
+            .unwrap_err();
+        assert!(matches!(error, RagError::EmptyQuestion), "{error:?}");
+    }
 
     #[test]
     fn citations_are_read_from_the_answer() {

@@ -17,7 +17,7 @@ use asterism_protocol::{AgentEvent, MAIN_AGENT, RunFinishReason, TokenUsage};
 use asterism_store::{MessageRole, MetricRow, StoreError};
 use tokio_util::sync::CancellationToken;
 
-use crate::compaction::{CircuitBreaker, CompactionRequest};
+use crate::compaction::{CompactionRequest, ContextWatch};
 use crate::executor::{DuplicateDetector, ExecutorShared, StepExecutor};
 use crate::history::{RowScope, conversation_from};
 use crate::hooks::{HookEvent, HookInput, HookRegistry};
@@ -39,6 +39,9 @@ pub struct RunRequest {
     pub session_id: Option<String>,
     pub question: String,
     pub enable_thinking: bool,
+    /// A tool the first step must call (`tool_choice`), for a model that does not pick
+    /// tools itself (`ask --tool`); `None` leaves every step to the model.
+    pub first_tool: Option<String>,
 }
 
 /// How a run ended.
@@ -84,6 +87,8 @@ pub(crate) struct Run<'a> {
     pub cancel: &'a CancellationToken,
     pub persister: Persister,
     pub enable_thinking: bool,
+    /// The tool the first step must call (the main agent's, from the request).
+    pub first_tool: Option<String>,
 }
 
 impl AgentRuntime {
@@ -258,6 +263,7 @@ impl AgentRuntime {
                 self.services.scrubber.clone(),
             ),
             enable_thinking: request.enable_thinking,
+            first_tool: request.first_tool.clone(),
         };
         let mut outcome = RunOutcome {
             session_id: session_id.clone(),
@@ -553,7 +559,7 @@ impl AgentRuntime {
         outcome: &mut RunOutcome,
     ) {
         let rows = &run.rows;
-        let mut breaker = CircuitBreaker::new(self.config.compaction.breaker_threshold);
+        let mut watch = ContextWatch::new(self.config.compaction.breaker_threshold);
         let mut context_retry_used = false;
         let mut sent = crate::compaction::SentMessages::default();
         let mut step = 1;
@@ -574,7 +580,7 @@ impl AgentRuntime {
                 system,
                 conversation,
                 manual.then_some("manual"),
-                &mut breaker,
+                &mut watch,
             )
             .await;
             let mut executor = StepExecutor::new(shared.clone(), step);
@@ -602,7 +608,7 @@ impl AgentRuntime {
                         system,
                         conversation,
                         Some("overflow"),
-                        &mut breaker,
+                        &mut watch,
                     )
                     .await;
                     // Calls started before the failure are finished and discarded.
@@ -624,6 +630,7 @@ impl AgentRuntime {
             response.tool_calls = executor.calls();
             let assistant_message = self.record_answer(run, step, &response, latency_ms, outcome);
             conversation.push(crate::history::cut_for_model(assistant_message));
+            watch.counted(response.usage.as_ref(), conversation.len());
             if response.tool_calls.is_empty() {
                 outcome.reason = RunFinishReason::Completed;
                 return;

@@ -268,6 +268,7 @@ impl SubagentLauncher {
             cancel: &parent.cancel,
             persister: self.persister.clone(),
             enable_thinking: self.enable_thinking,
+            first_tool: None,
         };
         let started = AgentEvent::SubagentStarted {
             agent_name: spec.name.clone(),

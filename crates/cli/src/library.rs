@@ -387,8 +387,7 @@ async fn scored_search(
         &filter,
         limit.clamp(1, 100),
     )
-    .await
-    .map_err(anyhow::Error::msg)?;
+    .await?;
     if json {
         let hits: Vec<serde_json::Value> = hits
             .iter()
@@ -445,8 +444,7 @@ pub async fn rag(
         &filter,
         &tokio_util::sync::CancellationToken::new(),
     )
-    .await
-    .map_err(anyhow::Error::msg)?;
+    .await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {

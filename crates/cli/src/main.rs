@@ -64,6 +64,10 @@ enum Command {
         /// Model calls before the run stops (default ASTERISM_MAX_STEPS).
         #[arg(long)]
         max_steps: Option<u32>,
+        /// Make the first step call this tool (`tool_choice`), e.g. `--tool query_target`:
+        /// for a small local model that does not call tools on its own.
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
         /// Let a tool run without asking, e.g. `--allow file_write`, `--allow run_bash`
         /// (every command), `--allow "run_bash(git status)"` (commands starting with
         /// those words; each part of a compound command must be allowed; never one
@@ -207,6 +211,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             thinking,
             max_steps,
+            tool,
             allow,
             permission_mode,
         } => {
@@ -225,6 +230,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 thinking: thinking || settings.enable_thinking,
                 rules,
                 mode: permission_mode,
+                first_tool: tool,
             };
             ask(&settings, question, options).await
         }
@@ -269,6 +275,7 @@ struct AskOptions {
     thinking: bool,
     rules: Vec<Rule>,
     mode: PermissionMode,
+    first_tool: Option<String>,
 }
 
 async fn ask(
@@ -283,6 +290,7 @@ async fn ask(
         thinking,
         rules,
         mode,
+        first_tool,
     } = options;
     anyhow::ensure!(!question.trim().is_empty(), "the question is empty");
     if let Some(problem) = &settings.workspace_problem {
@@ -327,6 +335,7 @@ async fn ask(
                 session_id: session,
                 question,
                 enable_thinking: thinking,
+                first_tool,
             },
             sink,
             cancel.clone(),

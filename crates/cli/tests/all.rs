@@ -14,6 +14,7 @@ mod suite {
     mod mcp;
     mod news;
     mod papers;
+    mod real_model;
     mod robust;
     mod security;
     mod sessions;

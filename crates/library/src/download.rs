@@ -23,10 +23,65 @@ pub const MAX_PDF_BYTES: u64 = 300 * 1024 * 1024;
 pub enum DownloadError {
     #[error("the paper has no arXiv id, bibcode or DOI to download it by")]
     NoIdentifier,
-    #[error("no channel gave a PDF: {0}")]
-    NoPdf(String),
+    /// Each channel tried, in order, and why it gave no PDF.
+    #[error("no channel gave a PDF: {}", joined(.0))]
+    NoPdf(Vec<FailedChannel>),
     #[error("the library could not store the file: {0}")]
     Storage(String),
+}
+
+/// One channel that gave no PDF: its source (`arxiv`, `ads-eprint`, …) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedChannel {
+    pub source: String,
+    pub failure: ChannelFailure,
+}
+
+impl std::fmt::Display for FailedChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.source, self.failure)
+    }
+}
+
+fn joined(failed: &[FailedChannel]) -> String {
+    let reasons: Vec<String> = failed.iter().map(ToString::to_string).collect();
+    reasons.join("; ")
+}
+
+/// Why one channel gave no PDF.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChannelFailure {
+    /// The server could not be reached, or did not answer in time.
+    #[error("{0}")]
+    Network(String),
+    /// The server answered with an error status.
+    #[error("HTTP {0}")]
+    Status(u16),
+    /// Over the size limit: as announced (`bytes`) or while streaming (`None`).
+    #[error("{}over the {limit_mb} MB limit", announced(.bytes))]
+    TooLarge { bytes: Option<u64>, limit_mb: u64 },
+    /// The answer is not a PDF (a paywall page, mostly); how it starts, when it has a start.
+    #[error("the answer is not a PDF ({})", start_of(.starts))]
+    NotPdf { starts: Option<String> },
+    /// The file could not be written or put in place.
+    #[error("{0}")]
+    Io(String),
+    /// The answer stopped before its end.
+    #[error("the download broke off: {0}")]
+    BrokeOff(String),
+}
+
+fn announced(bytes: &Option<u64>) -> String {
+    bytes
+        .map(|bytes| format!("{bytes} bytes is "))
+        .unwrap_or_default()
+}
+
+fn start_of(starts: &Option<String>) -> String {
+    match starts {
+        Some(preview) => format!("it starts {preview:?}"),
+        None => "empty or too short".into(),
+    }
 }
 
 /// A stored PDF.
@@ -170,41 +225,37 @@ impl Downloader {
                         already_present: false,
                     });
                 }
-                Err(reason) => failures.push(format!("{source}: {reason}")),
+                Err(failure) => failures.push(FailedChannel { source, failure }),
             }
         }
         if failures.is_empty() {
             return Err(DownloadError::NoIdentifier);
         }
-        Err(DownloadError::NoPdf(failures.join("; ")))
+        Err(DownloadError::NoPdf(failures))
     }
 
-    /// One channel: stream to a temporary file, check, hash, rename. Returns a reason
-    /// when the answer is not an acceptable PDF (the temporary file is removed).
+    /// One channel: stream to a temporary file, check, hash, rename. Returns why when
+    /// the answer is not an acceptable PDF (the temporary file is removed).
     async fn fetch(
         &self,
         url: &str,
         paper_id: &str,
         progress: &(dyn Fn(u64, Option<u64>) + Send + Sync),
-    ) -> Result<(PathBuf, String, u64), String> {
+    ) -> Result<(PathBuf, String, u64), ChannelFailure> {
         let response = self
             .http
             .get(url)
             .header(reqwest::header::ACCEPT, "application/pdf")
             .send()
             .await
-            .map_err(|error| crate::http::describe(&error))?;
+            .map_err(|error| ChannelFailure::Network(crate::http::describe(&error)))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(format!("HTTP {}", status.as_u16()));
+            return Err(ChannelFailure::Status(status.as_u16()));
         }
         let total = response.content_length();
-        if total.is_some_and(|total| total > self.max_bytes) {
-            return Err(format!(
-                "{} bytes is over the {} MB limit",
-                total.unwrap_or(0),
-                self.max_bytes / 1024 / 1024
-            ));
+        if let Some(bytes) = total.filter(|&total| total > self.max_bytes) {
+            return Err(self.too_large(Some(bytes)));
         }
         let temporary = self
             .papers_dir
@@ -219,7 +270,7 @@ impl Downloader {
                     .await
                     .map_err(|error| {
                         let _ = std::fs::remove_file(&temporary);
-                        error.to_string()
+                        ChannelFailure::Io(error.to_string())
                     })?;
                 Ok((path, sha256, bytes))
             }
@@ -230,55 +281,57 @@ impl Downloader {
         }
     }
 
+    fn too_large(&self, bytes: Option<u64>) -> ChannelFailure {
+        ChannelFailure::TooLarge {
+            bytes,
+            limit_mb: self.max_bytes / 1024 / 1024,
+        }
+    }
+
     async fn write_checked(
         &self,
         response: reqwest::Response,
         temporary: &Path,
         total: Option<u64>,
         progress: &(dyn Fn(u64, Option<u64>) + Send + Sync),
-    ) -> Result<(String, u64), String> {
-        let mut file = tokio::fs::File::create(temporary)
-            .await
-            .map_err(|error| error.to_string())?;
+    ) -> Result<(String, u64), ChannelFailure> {
+        let io = |error: std::io::Error| ChannelFailure::Io(error.to_string());
+        let mut file = tokio::fs::File::create(temporary).await.map_err(io)?;
         let mut hasher = Sha256::new();
         let mut bytes: u64 = 0;
         let mut head: Vec<u8> = Vec::with_capacity(8);
         let mut stream = response.bytes_stream();
         let mut last_report = 0u64;
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|error| {
-                format!("the download broke off: {}", crate::http::describe(&error))
-            })?;
+            let chunk =
+                chunk.map_err(|error| ChannelFailure::BrokeOff(crate::http::describe(&error)))?;
             if head.len() < 5 {
                 head.extend(chunk.iter().take(5 - head.len()));
                 if head.len() >= 5 && !head.starts_with(b"%PDF-") {
                     let preview = String::from_utf8_lossy(&chunk[..chunk.len().min(40)])
                         .trim()
                         .to_string();
-                    return Err(format!("the answer is not a PDF (it starts {preview:?})"));
+                    return Err(ChannelFailure::NotPdf {
+                        starts: Some(preview),
+                    });
                 }
             }
             bytes += chunk.len() as u64;
             if bytes > self.max_bytes {
-                return Err(format!(
-                    "over the {} MB limit",
-                    self.max_bytes / 1024 / 1024
-                ));
+                return Err(self.too_large(None));
             }
             hasher.update(&chunk);
-            file.write_all(&chunk)
-                .await
-                .map_err(|error| error.to_string())?;
+            file.write_all(&chunk).await.map_err(io)?;
             if bytes - last_report >= 256 * 1024 {
                 last_report = bytes;
                 progress(bytes, total);
             }
         }
         if !head.starts_with(b"%PDF-") {
-            return Err("the answer is not a PDF (empty or too short)".into());
+            return Err(ChannelFailure::NotPdf { starts: None });
         }
-        file.flush().await.map_err(|error| error.to_string())?;
-        file.sync_all().await.map_err(|error| error.to_string())?;
+        file.flush().await.map_err(io)?;
+        file.sync_all().await.map_err(io)?;
         progress(bytes, total.or(Some(bytes)));
         let digest = hasher.finalize();
         Ok((

@@ -72,16 +72,47 @@ pub struct Component {
     pub texts: Vec<String>,
 }
 
+/// Why there are no notices to show.
+#[derive(Debug, thiserror::Error)]
+pub enum NoticesError {
+    /// None of the [`roots`] holds the file: a build from source that did not run
+    /// `scripts/licenses.py`.
+    #[error(
+        "{} not found (scripts/licenses.py writes it for a build from source)",
+        NOTICES
+    )]
+    NotFound,
+    /// The file is there and could not be read.
+    #[error("{}: {error}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The file is not the JSON `scripts/licenses.py` writes.
+    #[error("{}: {error}", path.display())]
+    Malformed {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+}
+
 impl Notices {
     /// The notices found among the [`roots`] and where, or why there are none.
-    pub fn find() -> Result<(Self, PathBuf), String> {
-        let path = find(NOTICES).ok_or_else(|| {
-            format!("{NOTICES} not found (scripts/licenses.py writes it for a build from source)")
-        })?;
-        let bytes = std::fs::read(&path).map_err(|error| format!("{}: {error}", path.display()))?;
-        let notices = serde_json::from_slice(&bytes)
-            .map_err(|error| format!("{}: {error}", path.display()))?;
-        Ok((notices, path))
+    pub fn find() -> Result<(Self, PathBuf), NoticesError> {
+        let path = find(NOTICES).ok_or(NoticesError::NotFound)?;
+        Self::read(path)
+    }
+
+    /// The notices in the file at `path`.
+    fn read(path: PathBuf) -> Result<(Self, PathBuf), NoticesError> {
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(error) => return Err(NoticesError::Unreadable { path, error }),
+        };
+        match serde_json::from_slice(&bytes) {
+            Ok(notices) => Ok((notices, path)),
+            Err(error) => Err(NoticesError::Malformed { path, error }),
+        }
     }
 }
 
@@ -102,6 +133,30 @@ mod tests {
                 PathBuf::from("/usr/bin/../lib/Asterism")
             ]
         );
+    }
+
+    #[test]
+    fn notices_that_cannot_be_read_say_why_and_where() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join(NOTICES);
+        let missing = Notices::read(path.clone());
+        assert!(
+            matches!(&missing, Err(NoticesError::Unreadable { path: p, .. }) if *p == path),
+            "{missing:?}"
+        );
+        std::fs::write(&path, "{not json")?;
+        let error = Notices::read(path.clone()).map(|_| ()).unwrap_err();
+        assert!(matches!(error, NoticesError::Malformed { .. }), "{error:?}");
+        assert!(error.to_string().starts_with(&path.display().to_string()));
+        std::fs::write(&path, r#"{"components": [], "texts": {"MIT": "…"}}"#)?;
+        let (notices, found) = Notices::read(path.clone()).map_err(std::io::Error::other)?;
+        assert_eq!((notices.texts.len(), found), (1, path));
+        assert!(
+            NoticesError::NotFound
+                .to_string()
+                .starts_with("licenses.json not found")
+        );
+        Ok(())
     }
 
     #[test]

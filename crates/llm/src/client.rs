@@ -7,7 +7,7 @@ use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::{ChatRequest, LlmError, ModelEvent, StreamAccumulator};
+use crate::{ChatRequest, LlmError, ModelEvent, StreamAccumulator, ToolChoice};
 
 /// The events of one model call, ending with [`ModelEvent::Completed`] or an error.
 pub type ModelEventStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, LlmError>> + Send>>;
@@ -131,6 +131,18 @@ impl OpenAiClient {
         }
         if supports_enable_thinking(&self.config.base_url, &model) {
             body["enable_thinking"] = serde_json::Value::Bool(request.enable_thinking);
+        }
+        if let Some(choice) = request
+            .tool_choice
+            .as_ref()
+            .filter(|_| !request.tools.is_empty())
+        {
+            body["tool_choice"] = choice.to_json();
+            // A call that must be made is one call (a small model, constrained to calls,
+            // would otherwise repeat it until the token limit).
+            if matches!(choice, ToolChoice::Required | ToolChoice::Function(_)) {
+                body["parallel_tool_calls"] = false.into();
+            }
         }
         if let Some(format) = &request.response_schema {
             body["response_format"] = serde_json::json!({

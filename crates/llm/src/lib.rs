@@ -21,5 +21,5 @@ pub use error::LlmError;
 pub use resilient::{ResilientModel, RetryPolicy};
 pub use types::{
     ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelEvent, ResponseSchema, ToolCall,
-    ToolDefinition,
+    ToolChoice, ToolDefinition,
 };

@@ -115,6 +115,37 @@ pub struct ChatRequest {
     /// (structured output: OpenAI, vLLM, llama.cpp, Ollama, recent Qwen). An endpoint
     /// without it answers HTTP 400; the caller asks again without (see `rag::rerank`).
     pub response_schema: Option<ResponseSchema>,
+    /// Which tool the model must call (`tool_choice`); `None` leaves it to the model.
+    pub tool_choice: Option<ToolChoice>,
+}
+
+/// Chat Completions' `tool_choice`: what the model may or must do with the tools. A
+/// small local model rarely calls a tool on its own; naming one makes the server
+/// constrain the answer to a call of it (llama.cpp, vLLM, OpenAI).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// Call a tool or answer, as the model decides.
+    Auto,
+    /// Answer without a tool.
+    None,
+    /// Call some tool.
+    Required,
+    /// Call this tool.
+    Function(String),
+}
+
+impl ToolChoice {
+    /// The request field's value.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            ToolChoice::Auto => "auto".into(),
+            ToolChoice::None => "none".into(),
+            ToolChoice::Required => "required".into(),
+            ToolChoice::Function(name) => {
+                serde_json::json!({"type": "function", "function": {"name": name}})
+            }
+        }
+    }
 }
 
 /// A named JSON Schema for a structured answer.

@@ -11,10 +11,13 @@
 //! - [`mcp_server`]: a real MCP server ([`AstroMcp`], built on `rmcp`) with a tiny
 //!   catalogue, over stdio (the `asterism-mcp-server` binary) or streamable HTTP
 //!   ([`start_http_mcp_server`]).
+//! - [`LlamaServer`]: not a fake: llama.cpp's `llama-server` with a small real model
+//!   (`scripts/real-model.sh` installs both), for the real-model tests.
 
 pub mod bench;
 pub mod biblib;
 mod fixtures;
+mod llama;
 pub mod mcp_server;
 mod mock_llm;
 pub mod pdf;
@@ -25,6 +28,7 @@ pub use fixtures::{
     FixtureServer, Route, RouteResponse, ads_routes, all_routes, arxiv_routes, crossref_routes,
     fixture_path, fixtures_dir, sesame_routes, sse_from_chunks_jsonl,
 };
+pub use llama::{LLAMA_MODEL_NAME, LlamaFiles, LlamaOptions, LlamaServer, llama_files};
 pub use mcp_server::{AstroMcp, CallLog, McpHttpServer, start_http_mcp_server};
 pub use mock_llm::{MockLlm, RecordedRequest, bag_of_words_embedding};
 pub use script::{Fault, Script, ScriptedToolCall, Turn};

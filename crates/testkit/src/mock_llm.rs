@@ -463,7 +463,7 @@ fn turn_chunks(turn: &Turn, script: &Script, model: &str, turn_number: usize) ->
     });
     if turn.fault != Some(Fault::NoDone) {
         chunks.push(chunk(json!({}), json!(finish)));
-        let prompt = 100 + 10 * turn_number;
+        let prompt = turn.prompt_tokens.unwrap_or(100 + 10 * turn_number);
         let completion = chunks.len();
         chunks.push(
             json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [],

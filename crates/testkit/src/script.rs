@@ -56,6 +56,10 @@ pub struct Turn {
     /// interleave the main agent and subagents that run at the same time.
     #[serde(default)]
     pub agent: Option<String>,
+    /// The prompt tokens the turn's `usage` reports (default 100 + 10 × the turn's
+    /// number): what a real server counted for a long conversation.
+    #[serde(default)]
+    pub prompt_tokens: Option<usize>,
 }
 
 /// A tool call the scripted model makes. `arguments` may be any JSON value, or a string

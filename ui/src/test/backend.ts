@@ -208,7 +208,7 @@ export function mockBackend(options: BackendOptions = {}) {
   const mcpView = () => structuredClone(mcp);
   const mcpServer = (name: string) => {
     const server = mcp.servers.find((s) => s.name === name);
-    if (!server) throw { kind: "invalidInput", message: `no MCP server named ${name}` } satisfies AppError;
+    if (!server) throw { kind: "notFound", message: `no MCP server named ${name}` } satisfies AppError;
     return server;
   };
 

@@ -64,12 +64,32 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, ServerConfig>,
 }
 
+/// Why `mcp.json` could not be read or changed: the file (unreadable, not JSON, an
+/// unusable entry in it) or what was asked (a bad name or entry, an unknown server).
 #[derive(Debug, thiserror::Error)]
 pub enum McpConfigError {
+    /// The file could not be read or written.
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
+    /// The file is not the JSON it should be.
     #[error("{path} is not valid: {error}")]
-    Invalid { path: String, error: String },
+    Malformed { path: String, error: String },
+    /// The file names a server that cannot work (`problem` says which and why).
+    #[error("{path} is not valid: {problem}")]
+    Invalid {
+        path: String,
+        problem: Box<McpConfigError>,
+    },
+    /// A server name that cannot be part of `mcp__NAME__TOOL`.
+    #[error("server name {0:?}: use 1-32 letters, digits, '-' or single '_'")]
+    BadName(String),
+    /// An entry that cannot work: no command or url, both, an empty command, a url
+    /// that is not http(s).
+    #[error("server {name} {problem}")]
+    BadServer { name: String, problem: String },
+    /// No server of that name.
+    #[error("no MCP server named {0}")]
+    UnknownServer(String),
 }
 
 impl McpConfig {
@@ -90,18 +110,20 @@ impl McpConfig {
             Err(error) => return Err(McpConfigError::Io { path: shown, error }),
         };
         let config: Self =
-            serde_json::from_slice(&bytes).map_err(|error| McpConfigError::Invalid {
+            serde_json::from_slice(&bytes).map_err(|error| McpConfigError::Malformed {
                 path: shown.clone(),
                 error: error.to_string(),
             })?;
-        config
-            .check()
-            .map_err(|error| McpConfigError::Invalid { path: shown, error })?;
+        config.check().map_err(|problem| McpConfigError::Invalid {
+            path: shown,
+            problem: Box::new(problem),
+        })?;
         Ok(config)
     }
 
-    /// Every name and entry is usable.
-    pub fn check(&self) -> Result<(), String> {
+    /// Every name and entry is usable ([`McpConfigError::BadName`] or
+    /// [`McpConfigError::BadServer`] for the first that is not).
+    pub fn check(&self) -> Result<(), McpConfigError> {
         for (name, server) in &self.servers {
             let valid = !name.is_empty()
                 && name.len() <= 32
@@ -110,55 +132,52 @@ impl McpConfig {
                     .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
                 && !name.contains("__");
             if !valid {
-                return Err(format!(
-                    "server name {name:?}: use 1-32 letters, digits, '-' or single '_'"
-                ));
+                return Err(McpConfigError::BadName(name.clone()));
             }
             if let Some(problem) = server.problem() {
-                return Err(format!("server {name} {problem}"));
+                return Err(McpConfigError::BadServer {
+                    name: name.clone(),
+                    problem,
+                });
             }
         }
         Ok(())
     }
 
-    /// Reads the file of `data_dir`, changes it with `change` and writes it back.
+    /// Reads the file of `data_dir`, changes it with `change` and writes it back; what
+    /// `change` refuses, and an entry it makes that cannot work, are returned as they are.
     pub fn update(
         data_dir: &Path,
-        change: impl FnOnce(&mut Self) -> Result<(), String>,
+        change: impl FnOnce(&mut Self) -> Result<(), McpConfigError>,
     ) -> Result<Self, McpConfigError> {
         let mut config = Self::read(data_dir)?;
-        change(&mut config).map_err(|error| McpConfigError::Invalid {
-            path: Self::path(data_dir).display().to_string(),
-            error,
-        })?;
+        change(&mut config)?;
         config.write(data_dir)?;
         Ok(config)
     }
 
     /// Removes the server `name`.
-    pub fn remove(&mut self, name: &str) -> Result<(), String> {
+    pub fn remove(&mut self, name: &str) -> Result<(), McpConfigError> {
         self.servers
             .remove(name)
             .map(drop)
-            .ok_or(format!("no MCP server named {name}"))
+            .ok_or_else(|| McpConfigError::UnknownServer(name.to_string()))
     }
 
     /// Turns the server `name` on or off.
-    pub fn set_enabled(&mut self, name: &str, enabled: bool) -> Result<(), String> {
+    pub fn set_enabled(&mut self, name: &str, enabled: bool) -> Result<(), McpConfigError> {
         let server = self
             .servers
             .get_mut(name)
-            .ok_or_else(|| format!("no MCP server named {name}"))?;
+            .ok_or_else(|| McpConfigError::UnknownServer(name.to_string()))?;
         server.disabled = !enabled;
         Ok(())
     }
 
-    /// Writes the file (owner-only, like the rest of the data directory), atomically.
+    /// Writes the file (owner-only, like the rest of the data directory), atomically;
+    /// an entry that cannot work is refused first.
     pub fn write(&self, data_dir: &Path) -> Result<(), McpConfigError> {
-        self.check().map_err(|error| McpConfigError::Invalid {
-            path: Self::path(data_dir).display().to_string(),
-            error,
-        })?;
+        self.check()?;
         let path = Self::path(data_dir);
         let io = |error| McpConfigError::Io {
             path: path.display().to_string(),
@@ -220,5 +239,61 @@ mod tests {
         }
         std::fs::remove_file(dir.path().join(FILE)).unwrap();
         assert!(McpConfig::read(dir.path()).unwrap().servers.is_empty());
+    }
+
+    #[test]
+    fn what_was_asked_is_told_from_a_broken_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let unknown = McpConfig::update(dir.path(), |config| config.remove("astro")).unwrap_err();
+        assert!(matches!(&unknown, McpConfigError::UnknownServer(name) if name == "astro"));
+        assert_eq!(unknown.to_string(), "no MCP server named astro");
+        let bad_name = McpConfig::update(dir.path(), |config| {
+            let server = ServerConfig {
+                command: Some("uvx".into()),
+                ..ServerConfig::default()
+            };
+            config.servers.insert("a b".into(), server);
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(
+            matches!(bad_name, McpConfigError::BadName(_)),
+            "{bad_name:?}"
+        );
+        assert!(!dir.path().join(FILE).exists(), "nothing was written");
+        let no_url = McpConfig::update(dir.path(), |config| {
+            let server = ServerConfig {
+                url: Some("ftp://h/".into()),
+                ..ServerConfig::default()
+            };
+            config.servers.insert("vizier".into(), server);
+            Ok(())
+        })
+        .unwrap_err();
+        assert_eq!(
+            no_url.to_string(),
+            "server vizier url ftp://h/ is not http:// or https://"
+        );
+
+        std::fs::write(dir.path().join(FILE), "{not json").unwrap();
+        let malformed = McpConfig::read(dir.path()).unwrap_err();
+        assert!(
+            matches!(malformed, McpConfigError::Malformed { .. }),
+            "{malformed:?}"
+        );
+        std::fs::write(dir.path().join(FILE), r#"{"mcpServers": {"a": {}}}"#).unwrap();
+        let invalid = McpConfig::read(dir.path()).unwrap_err();
+        let McpConfigError::Invalid { problem, .. } = &invalid else {
+            panic!("{invalid:?}")
+        };
+        assert!(
+            matches!(**problem, McpConfigError::BadServer { .. }),
+            "{problem:?}"
+        );
+        assert!(
+            invalid
+                .to_string()
+                .ends_with("is not valid: server a needs a command or a url")
+        );
     }
 }

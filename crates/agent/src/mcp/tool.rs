@@ -93,7 +93,7 @@ impl AgentTool for McpTool {
             .await
         {
             Ok(result) => output(&self.server, &self.tool.name, result),
-            Err(message) => ToolOutput::error(message),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

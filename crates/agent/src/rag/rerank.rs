@@ -17,6 +17,7 @@ use asterism_store::Store;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::RagError;
 use crate::ModelCall;
 
 /// Scores below this are not evidence.
@@ -130,7 +131,7 @@ pub async fn score(
         ..RerankReport::default()
     };
     let batches: Vec<Vec<usize>> = missing.chunks(BATCH).map(<[usize]>::to_vec).collect();
-    let answers: Vec<(Vec<usize>, Result<Scored, String>)> = futures::stream::iter(batches)
+    let answers: Vec<(Vec<usize>, Result<Scored, RagError>)> = futures::stream::iter(batches)
         .map(|batch| {
             let passages: Vec<&SearchHit> = batch.iter().map(|&i| hits[i]).collect();
             let request = scoring_request(question, &passages, settings.model.clone());
@@ -175,12 +176,14 @@ pub async fn score(
 }
 
 /// What to tell the user when not every passage was scored.
-fn notice(report: &RerankReport, hits: usize, failures: &[String]) -> Option<String> {
+fn notice(report: &RerankReport, hits: usize, failures: &[RagError]) -> Option<String> {
     if report.scored == 0 && hits > 0 {
-        let why = failures
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "its answer held no scores".into());
+        let why = match failures.first() {
+            // The notice already says it is the model's.
+            Some(RagError::Model(error)) => error.to_string(),
+            Some(other) => other.to_string(),
+            None => "its answer held no scores".into(),
+        };
         return Some(format!(
             "the model's relevance scores could not be had ({why}); passages are in the search's order"
         ));
@@ -220,6 +223,7 @@ fn scoring_request(question: &str, passages: &[&SearchHit], model: Option<String
     }
     ChatRequest {
         response_schema: Some(verdicts_schema()),
+        tool_choice: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {
@@ -278,7 +282,7 @@ async fn ask(
     model: &dyn ChatModel,
     request: ChatRequest,
     cancel: &CancellationToken,
-) -> Result<Scored, String> {
+) -> Result<Scored, RagError> {
     let started = std::time::Instant::now();
     let call = async {
         match answer(model, request.clone(), cancel).await {
@@ -295,11 +299,10 @@ async fn ask(
             }
             other => other,
         }
-        .map_err(|error| error.to_string())
     };
     let response = tokio::time::timeout(TIMEOUT, call)
         .await
-        .map_err(|_| format!("no answer within {} s", TIMEOUT.as_secs()))??;
+        .map_err(|_| RagError::Timeout(TIMEOUT))??;
     let call = ModelCall {
         model: response.model.clone(),
         usage: response.usage.unwrap_or_default(),

@@ -4,7 +4,7 @@ use asterism_llm::ChatMessage;
 use asterism_protocol::AgentEvent;
 
 use super::{AgentRuntime, Run};
-use crate::compaction::{CircuitBreaker, SUMMARY_PREFIX, estimate_tokens, summarize, tail_start};
+use crate::compaction::{ContextWatch, SUMMARY_PREFIX, summarize, tail_start};
 
 impl AgentRuntime {
     /// Summarises the older turns when the conversation passes the soft limit (unless
@@ -17,14 +17,13 @@ impl AgentRuntime {
         system: &str,
         conversation: &mut Vec<ChatMessage>,
         forced: Option<&str>,
-        breaker: &mut CircuitBreaker,
+        watch: &mut ContextWatch,
     ) {
         // `forced` names why compaction must run now (`manual`, `overflow`); `None`
         // means only when over the soft limit.
         let config = &self.config.compaction;
-        let system_tokens = system.len() / 4 + 4;
-        let before = estimate_tokens(conversation) + system_tokens;
-        if forced.is_none() && (before <= config.soft_limit_tokens || breaker.is_open()) {
+        let before = watch.tokens(system, conversation);
+        if forced.is_none() && (before <= config.soft_limit_tokens || watch.breaker.is_open()) {
             return;
         }
         let tail = tail_start(conversation, config.keep_user_turns);
@@ -41,13 +40,14 @@ impl AgentRuntime {
         }
         match summarize(self.model.as_ref(), &conversation[..tail], run.cancel).await {
             Ok(summary) => {
-                breaker.record_success();
+                watch.breaker.record_success();
                 let mut compacted = vec![ChatMessage::User {
                     content: format!("{SUMMARY_PREFIX}{summary}"),
                 }];
                 compacted.extend(conversation.drain(tail..));
                 *conversation = compacted;
-                let after = estimate_tokens(conversation) + system_tokens;
+                watch.forget();
+                let after = watch.tokens(system, conversation);
                 let event = AgentEvent::Compacted {
                     kind: forced.unwrap_or("auto").into(),
                     tokens_before: i32::try_from(before).unwrap_or(i32::MAX),
@@ -72,8 +72,8 @@ impl AgentRuntime {
                 }
             }
             Err(error) => {
-                breaker.record_failure();
-                let tail_note = if breaker.is_open() {
+                watch.breaker.record_failure();
+                let tail_note = if watch.breaker.is_open() {
                     " Automatic compaction is off for the rest of this run."
                 } else {
                     ""

@@ -70,6 +70,7 @@ impl AgentRuntime {
             cancel: &cancel,
             persister: persister.clone(),
             enable_thinking: false,
+            first_tool: None,
         };
         let permissions = Arc::new(self.permission_checker(&run).await);
         let (hooks, _) = self.load_hooks();

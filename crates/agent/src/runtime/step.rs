@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use asterism_llm::{ChatMessage, ChatRequest, ChatResponse, LlmError, ModelEvent};
+use asterism_llm::{
+    ChatMessage, ChatRequest, ChatResponse, LlmError, ModelEvent, ToolChoice, ToolDefinition,
+};
 use asterism_protocol::AgentEvent;
 use futures::StreamExt;
 
@@ -36,11 +38,22 @@ impl AgentRuntime {
             conversation,
             self.config.compaction.keep_tool_outputs,
         );
+        let (tools, tool_choice) = match first_tool(run, step, executor.registry().definitions()) {
+            Ok(offered) => offered,
+            Err(error) => {
+                return StepOutcome::Failed {
+                    error,
+                    thinking: String::new(),
+                    text: String::new(),
+                };
+            }
+        };
         let request = ChatRequest {
             response_schema: None,
+            tool_choice,
             images: Vec::new(),
             messages,
-            tools: executor.registry().definitions(),
+            tools,
             enable_thinking: run.enable_thinking,
             model: None,
         };
@@ -102,4 +115,27 @@ impl AgentRuntime {
             text,
         }
     }
+}
+
+/// The tools offered to this step, and whether the model must call one. The run's first
+/// step with `ask --tool NAME` is offered that tool alone with `tool_choice: "required"`:
+/// the form every server takes (llama.cpp refuses the named-function object and falls
+/// back to `auto`); other steps get every tool and the model's own choice.
+fn first_tool(
+    run: &Run<'_>,
+    step: i32,
+    mut tools: Vec<ToolDefinition>,
+) -> Result<(Vec<ToolDefinition>, Option<ToolChoice>), LlmError> {
+    let Some(name) = run.first_tool.as_deref().filter(|_| step == 1) else {
+        return Ok((tools, None));
+    };
+    if let Some(at) = tools.iter().position(|tool| tool.name == name) {
+        return Ok((vec![tools.swap_remove(at)], Some(ToolChoice::Required)));
+    }
+    let mut offered: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    offered.sort_unstable();
+    Err(LlmError::NotConfigured(format!(
+        "no tool named \"{name}\" to call first; the tools are: {}",
+        offered.join(", ")
+    )))
 }

@@ -81,7 +81,7 @@ impl TypedTool for RagSearchTool {
                 }
                 output.with_model_call(answer.model_call)
             }
-            Err(error) => ToolOutput::error(error),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

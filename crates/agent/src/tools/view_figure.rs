@@ -73,6 +73,7 @@ impl TypedTool for ViewFigureTool {
         );
         let request = ChatRequest {
             response_schema: None,
+            tool_choice: None,
             messages: vec![
                 ChatMessage::System {
                     content: "You look at a figure or table from an astronomy paper and say what it \

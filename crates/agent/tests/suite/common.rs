@@ -225,6 +225,7 @@ impl Harness {
             session_id: session_id.map(str::to_string),
             question: question.into(),
             enable_thinking: true,
+            first_tool: None,
         };
         let outcome = self
             .runtime

@@ -128,6 +128,56 @@ async fn auto_compaction_runs_past_the_soft_limit_and_a_failure_is_reported() {
 }
 
 #[tokio::test]
+async fn compaction_goes_by_the_model_s_own_token_count_not_the_characters() {
+    // Short messages (a few dozen tokens by characters), but the server counted 9,000
+    // tokens for the call: past the 5,000-token soft limit, so the next step compacts.
+    let config = AgentConfig {
+        compaction: CompactionConfig {
+            soft_limit_tokens: 5_000,
+            keep_user_turns: 1,
+            ..CompactionConfig::default()
+        },
+        ..AgentConfig::default()
+    };
+    let counted = Turn {
+        tool_calls: vec![asterism_testkit::ScriptedToolCall {
+            id: Some("call_1".into()),
+            name: "no_such_tool".into(),
+            arguments: serde_json::json!({}),
+        }],
+        prompt_tokens: Some(9_000),
+        ..Turn::default()
+    };
+    let turns = vec![
+        text("Answer one."),
+        counted,
+        text("- summary of question one"),
+        text("Answer two."),
+    ];
+    let harness =
+        Harness::start_with(turns, config, Duration::from_secs(5), ToolRegistry::new()).await;
+    let (first, events) = harness.ask(None, "Question one?").await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Compacted { .. }))
+    );
+    let (second, events) = harness.ask(Some(&first.session_id), "Question two?").await;
+    assert_eq!(second.answer, "Answer two.", "{:?}", second.error);
+    let compacted = events.iter().find_map(|event| match event {
+        AgentEvent::Compacted {
+            tokens_before,
+            step,
+            ..
+        } => Some((*tokens_before, *step)),
+        _ => None,
+    });
+    let (before, step) = compacted.expect("no compaction after the 9,000-token call");
+    assert_eq!(step, 2);
+    assert!(before >= 9_000, "{before}");
+}
+
+#[tokio::test]
 async fn a_context_overflow_compacts_once_and_retries() {
     let overflow = Fault::Http {
         status: 400,

@@ -80,6 +80,7 @@ async fn run_answering_after(
         session_id: session.map(str::to_string),
         question: "write it".into(),
         enable_thinking: false,
+        first_tool: None,
     };
     let outcome = harness
         .runtime

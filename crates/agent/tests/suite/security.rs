@@ -138,6 +138,7 @@ async fn run(
                 session_id: None,
                 question: "Summarise my notes".into(),
                 enable_thinking: false,
+                first_tool: None,
             },
             Arc::new(sink.clone()),
             CancellationToken::new(),

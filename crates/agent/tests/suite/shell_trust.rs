@@ -86,6 +86,7 @@ async fn run_calls(
                 session_id: None,
                 question: "Tidy my project".into(),
                 enable_thinking: false,
+                first_tool: None,
             },
             std::sync::Arc::new(sink.clone()),
             CancellationToken::new(),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use asterism_testkit::{Fault, MockLlm, Script, Turn};
 use serde_json::Value;
 
-fn asterism(data: &Path, model_url: &str) -> Command {
+pub(super) fn asterism(data: &Path, model_url: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_asterism"));
     command
         .current_dir(data.parent().unwrap_or(data))
@@ -77,7 +77,7 @@ fn ask_until_shown(mut command: Command, text: &str) -> Child {
     child
 }
 
-fn wait_with_limit(mut child: Child, limit: Duration) -> Output {
+pub(super) fn wait_with_limit(mut child: Child, limit: Duration) -> Output {
     let started = Instant::now();
     loop {
         if child.try_wait().unwrap().is_some() {
@@ -91,7 +91,7 @@ fn wait_with_limit(mut child: Child, limit: Duration) -> Output {
     }
 }
 
-fn signal(child: &Child, name: &str) {
+pub(super) fn signal(child: &Child, name: &str) {
     let status = Command::new("kill")
         .args([format!("-{name}"), child.id().to_string()])
         .status()
@@ -119,7 +119,7 @@ fn new_session(data: &Path, model_url: &str) -> String {
     first["sessionId"].as_str().unwrap().to_string()
 }
 
-fn show(data: &Path, session: &str) -> String {
+pub(super) fn show(data: &Path, session: &str) -> String {
     let output = asterism(data, "http://127.0.0.1:9/v1")
         .args(["sessions", "show", session])
         .output()

@@ -7,7 +7,9 @@
 use std::collections::{HashMap, HashSet};
 
 use asterism_protocol::PaperRecord;
-use biblatex::{Bibliography, Chunk, ChunksExt, Entry, EntryType, Person, Spanned};
+use biblatex::{
+    Bibliography, Chunk, ChunksExt, Entry, EntryType, Person, RawBibliography, RawEntry, Spanned,
+};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::sources::ads::AdsClient;
@@ -188,21 +190,30 @@ pub fn local_entry(paper: &PaperRecord, key: &str) -> String {
         .unwrap_or_else(|_| entry.to_biblatex_string())
 }
 
-/// Splits an ADS export into its entries by key (the bibcode), with the key line
-/// rewritten to `new_key`.
-fn ads_entries(export: &str) -> HashMap<String, String> {
-    let mut entries = HashMap::new();
-    for raw in export.split("\n@").map(str::trim) {
-        let raw = raw.strip_prefix('@').unwrap_or(raw);
-        let Some((head, rest)) = raw.split_once(',') else {
-            continue;
-        };
-        let Some((kind, key)) = head.split_once('{') else {
-            continue;
-        };
-        entries.insert(key.trim().to_string(), format!("@{kind}{{KEY,{rest}"));
-    }
-    entries
+/// Splits an ADS export into its entries by key (the bibcode), each as ADS wrote it
+/// with the key rewritten to `KEY`. The BibTeX parser finds where entries end, so an
+/// `@` at the start of a line inside a field (an abstract, a note) stays in its entry.
+fn ads_entries(export: &str) -> Result<HashMap<String, String>, biblatex::ParseError> {
+    let raw = RawBibliography::parse(export)?;
+    Ok(raw
+        .entries
+        .iter()
+        .filter_map(|entry| {
+            let body = entry_body(export, entry)?;
+            let text = format!("@{}{{KEY,{body}", entry.v.kind.v);
+            Some((entry.v.key.v.trim().to_string(), text))
+        })
+        .collect())
+}
+
+/// What follows the key and its comma in `entry`, up to and with its closing brace.
+fn entry_body<'s>(export: &'s str, entry: &Spanned<RawEntry<'_>>) -> Option<&'s str> {
+    let after_key = entry.v.key.span.end;
+    let comma = after_key + export.get(after_key..)?.find(',')?;
+    // The parser's span ends after the last field; the closing brace follows.
+    let tail = export.get(entry.span.end..)?;
+    let close = entry.span.end + tail.find(|c: char| !c.is_whitespace())?;
+    export.get(comma + 1..=close)
 }
 
 /// The stable key of a BibTeX entry, from its first author, year and title.
@@ -227,6 +238,40 @@ fn key_of_bibtex(text: &str) -> Option<String> {
     Some(citation_key(family.as_deref(), year, &title))
 }
 
+/// ADS's entries for the papers with a bibcode, by bibcode (none without a token, or
+/// when ADS fails: `notes` says so).
+async fn from_ads(
+    papers: &[PaperRecord],
+    ads: Option<&AdsClient>,
+    notes: &mut Vec<String>,
+) -> HashMap<String, String> {
+    let bibcodes: Vec<String> = papers.iter().filter_map(|p| p.bibcode.clone()).collect();
+    let export = match ads {
+        Some(ads) if ads.has_token() && !bibcodes.is_empty() => ads.export_bibtex(&bibcodes).await,
+        Some(ads) if !ads.has_token() => {
+            notes.push("no ADS_API_TOKEN: entries made locally from the metadata".into());
+            return HashMap::new();
+        }
+        _ => return HashMap::new(),
+    };
+    let mut entries = match export.map(|export| ads_entries(&export)) {
+        Ok(Ok(entries)) => entries,
+        Ok(Err(error)) => {
+            notes.push(format!(
+                "ADS's export is not BibTeX ({error}); entries made locally"
+            ));
+            return HashMap::new();
+        }
+        Err(error) => {
+            notes.push(format!("ADS export failed ({error}); entries made locally"));
+            return HashMap::new();
+        }
+    };
+    // Parsing each entry checks it is BibTeX at all.
+    entries.retain(|_, text| Bibliography::parse(text).is_ok_and(|b| b.len() == 1));
+    entries
+}
+
 /// BibTeX for `papers`, in their order: ADS's entries where it has them (when `ads`
 /// has a token and answers), local ones otherwise. Keys are unique within the set
 /// (`…b`, `…c` for clashes). Returns the entries and notes on what was not from ADS.
@@ -235,24 +280,7 @@ pub async fn bibtex(
     ads: Option<&AdsClient>,
 ) -> (Vec<BibEntry>, Vec<String>) {
     let mut notes = Vec::new();
-    let bibcodes: Vec<String> = papers.iter().filter_map(|p| p.bibcode.clone()).collect();
-    let mut from_ads = HashMap::new();
-    match ads {
-        Some(ads) if ads.has_token() && !bibcodes.is_empty() => {
-            match ads.export_bibtex(&bibcodes).await {
-                Ok(export) => from_ads = ads_entries(&export),
-                Err(error) => {
-                    notes.push(format!("ADS export failed ({error}); entries made locally"))
-                }
-            }
-        }
-        Some(ads) if !ads.has_token() => {
-            notes.push("no ADS_API_TOKEN: entries made locally from the metadata".into());
-        }
-        _ => {}
-    }
-    // Parsing ADS's entries checks they are BibTeX at all.
-    from_ads.retain(|_, text| Bibliography::parse(text).is_ok_and(|b| b.len() == 1));
+    let from_ads = from_ads(papers, ads, &mut notes).await;
     let mut used = HashSet::new();
     let mut entries = Vec::new();
     for (index, paper) in papers.iter().enumerate() {
@@ -366,6 +394,65 @@ mod tests {
         );
         assert!(text.contains("doi = {10.1086/670067}"), "{text}");
         assert!(text.contains("eprint = {1202.3665}"), "{text}");
+    }
+
+    /// The hand-made split `ads_entries` used before the parser, to compare with.
+    fn split_by_hand(export: &str) -> HashMap<String, String> {
+        let mut entries = HashMap::new();
+        for raw in export.split("\n@").map(str::trim) {
+            let raw = raw.strip_prefix('@').unwrap_or(raw);
+            let Some((head, rest)) = raw.split_once(',') else {
+                continue;
+            };
+            let Some((kind, key)) = head.split_once('{') else {
+                continue;
+            };
+            entries.insert(key.trim().to_string(), format!("@{kind}{{KEY,{rest}"));
+        }
+        entries
+    }
+
+    #[test]
+    fn a_recorded_ads_export_splits_as_it_always_did() {
+        let path = asterism_testkit::fixture_path("ads/export_bibtex_27records_reserialized.json");
+        let recorded: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let export = recorded["export"].as_str().unwrap();
+        let entries = ads_entries(export).unwrap();
+        assert_eq!(entries.len(), 27);
+        assert_eq!(entries, split_by_hand(export));
+        let maoz = &entries["1998ApJ...494L.181M"];
+        assert!(maoz.starts_with("@ARTICLE{KEY,\n       author = {{Maoz}, Eyal},"));
+        assert!(maoz.ends_with("Data System}\n}"), "{maoz}");
+    }
+
+    #[test]
+    fn an_at_sign_starting_a_line_inside_a_field_stays_in_its_entry() {
+        let export = "@ARTICLE{2013PASP..125..306F,\n       author = {{Foreman-Mackey}, Daniel},\n        title = \"{emcee: The MCMC Hammer}\",\n         note = {Questions to\n@dfm on GitHub},\n         year = 2013,\n}\n\n@ARTICLE{2020A&A...641A...6P,\n       author = {{Planck Collaboration}},\n        title = \"{Planck 2018 results. VI.}\",\n         year = 2020,\n}\n";
+        let by_hand = split_by_hand(export);
+        let emcee = by_hand.get("2013PASP..125..306F").unwrap();
+        assert!(
+            Bibliography::parse(emcee).is_err(),
+            "the old split cut the entry at the @: {emcee}"
+        );
+
+        let entries = ads_entries(export).unwrap();
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        let emcee = &entries["2013PASP..125..306F"];
+        assert!(emcee.ends_with("year = 2013,\n}"), "{emcee}");
+        let parsed = Bibliography::parse(emcee).unwrap();
+        let note = parsed
+            .get("KEY")
+            .unwrap()
+            .get("note")
+            .unwrap()
+            .format_verbatim();
+        assert!(note.contains("@dfm on GitHub"), "{note}");
+        assert_eq!(
+            entries["2020A&A...641A...6P"],
+            by_hand["2020A&A...641A...6P"]
+        );
+        assert!(ads_entries("@ARTICLE{broken,\n  title = {never closed\n").is_err());
     }
 
     #[tokio::test]

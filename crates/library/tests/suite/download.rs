@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use asterism_library::download::{DownloadError, Downloader};
+use asterism_library::download::{ChannelFailure, DownloadError, Downloader};
 use asterism_library::sources::ads::AdsClient;
 use asterism_protocol::PaperRecord;
 use asterism_store::Store;
@@ -123,15 +123,19 @@ async fn when_no_channel_gives_a_pdf_the_error_names_each_and_nothing_is_left() 
     ];
     let (dir, _server, downloader, _store) = downloader(routes).await;
     let error = downloader.download(&paper(), &|_, _| {}).await.unwrap_err();
-    let DownloadError::NoPdf(message) = &error else {
+    let DownloadError::NoPdf(failed) = &error else {
         panic!("{error:?}")
     };
+    let sources: Vec<&str> = failed.iter().map(|f| f.source.as_str()).collect();
+    assert_eq!(sources, ["arxiv", "doi"]);
+    assert_eq!(failed[0].failure, ChannelFailure::NotPdf { starts: None });
     assert!(
-        message.contains("arxiv: the answer is not a PDF (empty or too short)"),
-        "{message}"
+        matches!(&failed[1].failure, ChannelFailure::NotPdf { starts: Some(s) } if s.contains("paywall")),
+        "{failed:?}"
     );
+    let message = error.to_string();
     assert!(
-        message.contains("doi: the answer is not a PDF"),
+        message.contains("arxiv: the answer is not a PDF (empty or too short); doi: the answer is not a PDF (it starts \"<html>paywall</html>\")"),
         "{message}"
     );
     assert!(leftovers(dir.path()).is_empty());
@@ -151,6 +155,11 @@ async fn when_no_channel_gives_a_pdf_the_error_names_each_and_nothing_is_left() 
         )
         .await
         .unwrap_err();
+    assert!(
+        matches!(&error, DownloadError::NoPdf(failed)
+            if matches!(failed[0].failure, ChannelFailure::TooLarge { limit_mb: 0, .. })),
+        "{error:?}"
+    );
     assert!(error.to_string().contains("limit"), "{error}");
     assert!(leftovers(dir.path()).is_empty());
 }

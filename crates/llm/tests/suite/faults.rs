@@ -23,6 +23,7 @@ async fn outcome(script: Script) -> Result<String, LlmError> {
     let client = OpenAiClient::new(config).unwrap();
     let request = ChatRequest {
         response_schema: None,
+        tool_choice: None,
         images: Vec::new(),
         messages: Default::default(),
         tools: vec![],
@@ -126,6 +127,7 @@ async fn an_unreachable_endpoint_is_a_network_error() {
     .unwrap();
     let request = ChatRequest {
         response_schema: None,
+        tool_choice: None,
         images: Vec::new(),
         messages: Default::default(),
         tools: vec![],

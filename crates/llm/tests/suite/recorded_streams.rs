@@ -20,6 +20,7 @@ pub async fn run_body(
     .unwrap();
     let request = ChatRequest {
         response_schema: None,
+        tool_choice: None,
         images: Vec::new(),
         messages: Default::default(),
         tools: vec![],

@@ -1,19 +1,20 @@
 use asterism_llm::{
     ChatMessage, ChatModel, ChatRequest, ModelEvent, OpenAiClient, OpenAiConfig, ToolCall,
-    ToolDefinition,
+    ToolChoice, ToolDefinition,
 };
 use asterism_testkit::{MockLlm, Script, Turn};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
-    send_with_images(model, enable_thinking, Vec::new()).await
+    send_with(model, enable_thinking, Vec::new(), None).await
 }
 
-async fn send_with_images(
+async fn send_with(
     model: &str,
     enable_thinking: bool,
     images: Vec<String>,
+    tool_choice: Option<ToolChoice>,
 ) -> serde_json::Value {
     let mock = MockLlm::start(Script {
         turns: vec![Turn {
@@ -32,6 +33,7 @@ async fn send_with_images(
     .unwrap();
     let request = ChatRequest {
         response_schema: None,
+        tool_choice: None,
         images: Vec::new(),
         messages: vec![
             ChatMessage::System {
@@ -62,7 +64,11 @@ async fn send_with_images(
         enable_thinking,
         model: None,
     };
-    let request = ChatRequest { images, ..request };
+    let request = ChatRequest {
+        images,
+        tool_choice,
+        ..request
+    };
     let mut stream = client
         .stream(request, CancellationToken::new())
         .await
@@ -106,12 +112,36 @@ async fn the_request_has_the_chat_completions_shape() {
     assert_eq!(messages[3]["tool_call_id"], "call_1");
 }
 
+#[tokio::test]
+async fn tool_choice_is_sent_only_when_set() {
+    let free = send("gpt-4o", false).await;
+    assert!(free.get("tool_choice").is_none());
+    let named = send_with(
+        "gpt-4o",
+        false,
+        Vec::new(),
+        Some(ToolChoice::Function("query_target".into())),
+    )
+    .await;
+    assert_eq!(
+        named["tool_choice"],
+        serde_json::json!({"type": "function", "function": {"name": "query_target"}})
+    );
+    assert_eq!(named["parallel_tool_calls"], false);
+    let required = send_with("gpt-4o", false, Vec::new(), Some(ToolChoice::Required)).await;
+    assert_eq!(required["tool_choice"], "required");
+    assert_eq!(required["parallel_tool_calls"], false);
+    let auto = send_with("gpt-4o", false, Vec::new(), Some(ToolChoice::Auto)).await;
+    assert_eq!(auto["tool_choice"], "auto");
+    assert!(auto.get("parallel_tool_calls").is_none());
+}
+
 /// An image goes with the last user message as an `image_url` part after its text; the
 /// other messages keep their plain-text content.
 #[tokio::test]
 async fn images_go_with_the_last_user_message_as_content_parts() {
     let png = "data:image/png;base64,iVBORw0KGgo=".to_string();
-    let body = send_with_images("qwen-vl-max", false, vec![png.clone()]).await;
+    let body = send_with("qwen-vl-max", false, vec![png.clone()], None).await;
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["content"], "You are Asterism.");
     assert_eq!(
