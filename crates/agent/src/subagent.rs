@@ -244,14 +244,6 @@ impl SubagentLauncher {
     /// Runs a subagent to the end and reports what it did. Its events go to the
     /// parent's sink; its messages are stored under its name.
     pub async fn run(&self, spec: SubagentSpec, parent: &ToolContext) -> SubagentReport {
-        let runtime = &self.runtime;
-        let registry = Arc::new(runtime.registry().filtered(|name| {
-            !PARENT_ONLY.contains(&name)
-                && spec
-                    .allowed_tools
-                    .as_ref()
-                    .is_none_or(|allowed| allowed.iter().any(|tool| tool == name))
-        }));
         let activity = Arc::new(ActivitySink {
             inner: parent.events.clone(),
             agent_name: spec.name.clone(),
@@ -270,43 +262,9 @@ impl SubagentLauncher {
             enable_thinking: self.enable_thinking,
             first_tool: None,
         };
-        let started = AgentEvent::SubagentStarted {
-            agent_name: spec.name.clone(),
-            parent: parent.agent_name.clone(),
-            task: spec.task.clone(),
-        };
-        runtime.store_event(&run, 0, &started, None);
-        sink.emit(started);
-        let system = crate::prompt::subagent_prompt(
-            &chrono::Utc::now().format("%Y-%m-%d").to_string(),
-            &spec.name,
-            spec.instructions.as_deref(),
-        );
-        let mut task_row = run.rows.row(0, MessageRole::User, spec.task.clone());
-        task_row.metadata = serde_json::json!({"subagentTask": true, "parent": parent.agent_name});
-        self.persister.messages(vec![
-            run.rows.row(0, MessageRole::System, system.clone()),
-            task_row,
-        ]);
+        let system = self.start(&run, &spec, parent);
         let compaction = CompactionRequest::default();
-        let shared = Arc::new(ExecutorShared {
-            registry,
-            config: runtime.config().clone(),
-            permissions: self.permissions.clone(),
-            broker: runtime.broker().clone(),
-            hooks: self.hooks.clone(),
-            persister: self.persister.clone(),
-            context: ToolContext {
-                agent_name: spec.name.clone(),
-                tool_call_id: String::new(),
-                silent: true,
-                events: sink.clone(),
-                compaction: compaction.clone(),
-                subagents: None,
-                ..parent.clone()
-            },
-            duplicates: Mutex::new(DuplicateDetector::default()),
-        });
+        let shared = self.executor_for(&spec, parent, &sink, &compaction);
         let mut outcome = RunOutcome {
             session_id: parent.session_id.clone(),
             reason: RunFinishReason::Failed,
@@ -320,7 +278,7 @@ impl SubagentLauncher {
         let mut conversation = vec![ChatMessage::User {
             content: spec.task.clone(),
         }];
-        runtime
+        self.runtime
             .react(
                 &run,
                 &system,
@@ -349,19 +307,92 @@ impl SubagentLauncher {
             usage: outcome.usage,
             max_steps,
         };
-        let stop = HookInput::new(HookEvent::SubagentStop, &parent.session_id, &spec.name);
+        self.finish(&run, parent, report).await
+    }
+
+    /// Shows and stores that the subagent started, with its system prompt and task; the
+    /// system prompt.
+    fn start(&self, run: &Run<'_>, spec: &SubagentSpec, parent: &ToolContext) -> String {
+        let started = AgentEvent::SubagentStarted {
+            agent_name: spec.name.clone(),
+            parent: parent.agent_name.clone(),
+            task: spec.task.clone(),
+        };
+        self.runtime.store_event(run, 0, &started, None);
+        run.sink.emit(started);
+        let system = crate::prompt::subagent_prompt(
+            &chrono::Utc::now().format("%Y-%m-%d").to_string(),
+            &spec.name,
+            spec.instructions.as_deref(),
+        );
+        let mut task_row = run.rows.row(0, MessageRole::User, spec.task.clone());
+        task_row.metadata = serde_json::json!({"subagentTask": true, "parent": parent.agent_name});
+        self.persister.messages(vec![
+            run.rows.row(0, MessageRole::System, system.clone()),
+            task_row,
+        ]);
+        system
+    }
+
+    /// What the subagent's tool calls run with: the parent's tools less those only the
+    /// parent may use (and those `allowed_tools` leaves out), its rules and hooks, its
+    /// context under the subagent's name, silently, without subagents of its own.
+    fn executor_for(
+        &self,
+        spec: &SubagentSpec,
+        parent: &ToolContext,
+        sink: &Arc<dyn EventSink>,
+        compaction: &CompactionRequest,
+    ) -> Arc<ExecutorShared> {
+        let runtime = &self.runtime;
+        let registry = Arc::new(runtime.registry().filtered(|name| {
+            !PARENT_ONLY.contains(&name)
+                && spec
+                    .allowed_tools
+                    .as_ref()
+                    .is_none_or(|allowed| allowed.iter().any(|tool| tool == name))
+        }));
+        Arc::new(ExecutorShared {
+            registry,
+            config: runtime.config().clone(),
+            permissions: self.permissions.clone(),
+            broker: runtime.broker().clone(),
+            hooks: self.hooks.clone(),
+            persister: self.persister.clone(),
+            context: ToolContext {
+                agent_name: spec.name.clone(),
+                tool_call_id: String::new(),
+                silent: true,
+                events: sink.clone(),
+                compaction: compaction.clone(),
+                subagents: None,
+                ..parent.clone()
+            },
+            duplicates: Mutex::new(DuplicateDetector::default()),
+        })
+    }
+
+    /// Runs the SubagentStop hooks, then shows and stores that it finished.
+    async fn finish(
+        &self,
+        run: &Run<'_>,
+        parent: &ToolContext,
+        report: SubagentReport,
+    ) -> SubagentReport {
+        let stop = HookInput::new(HookEvent::SubagentStop, &parent.session_id, &report.name);
         let (_, errors) = self.hooks.notify(stop).await;
         for error in errors {
-            runtime.notice(&run, outcome.steps, "hook", error.to_string());
+            self.runtime
+                .notice(run, report.steps, "hook", error.to_string());
         }
         let finished = AgentEvent::SubagentFinished {
-            agent_name: spec.name.clone(),
+            agent_name: report.name.clone(),
             summary: report.summary(),
             reason: report.reason,
             steps: report.steps,
         };
-        runtime.store_event(&run, outcome.steps, &finished, None);
-        sink.emit(finished);
+        self.runtime.store_event(run, report.steps, &finished, None);
+        run.sink.emit(finished);
         report
     }
 }

@@ -219,6 +219,19 @@ pub async fn run(settings: &Settings) -> anyhow::Result<ExitCode> {
 
 /// Prints every check (after the "Configuration" heading); true when all are healthy.
 async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyhow::Result<bool> {
+    print_configuration(settings, load_problem);
+    println!("\nSafety");
+    print_safety(settings);
+    print_local_parts(settings);
+    println!("\nDatabase");
+    let mut healthy = check_database(settings).await;
+    println!("\nServices");
+    healthy &= check_services(settings).await?;
+    Ok(healthy && load_problem.is_none())
+}
+
+/// Each setting, its value and where it came from.
+fn print_configuration(settings: &Settings, load_problem: Option<&LoadProblem>) {
     for (name, value, source) in settings.describe() {
         let source = match load_problem {
             Some(problem) if problem.defaulted.contains(&name) => {
@@ -228,7 +241,10 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         };
         println!("  {name:<20} {value}  [{source}]");
     }
-    println!("\nSafety");
+}
+
+/// The workspace the file tools may use, and how `run_bash` is confined.
+fn print_safety(settings: &Settings) {
     match (&settings.workspace, &settings.workspace_problem) {
         (Some(folder), _) => println!("  workspace  {}", folder.display()),
         (None, Some(problem)) => println!(
@@ -248,33 +264,38 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
         },
         confinement.describe()
     );
-    print_local_parts(settings);
-    println!("\nDatabase");
-    let mut healthy = true;
-    match Store::open_in_dir(&settings.data_dir).await {
-        Ok(store) => {
-            let version = store.vec_version().await;
-            let sessions = store
-                .list_sessions(u32::MAX)
-                .await
-                .map(|s| s.len())
-                .unwrap_or(0);
-            println!(
-                "  {}  ok; sqlite-vec {}; {sessions} sessions",
-                settings
-                    .data_dir
-                    .join(asterism_store::DATABASE_FILE)
-                    .display(),
-                version.unwrap_or_else(|e| format!("missing ({e})"))
-            );
-        }
+}
+
+/// Whether the database opens, with sqlite-vec's version and the sessions it holds.
+async fn check_database(settings: &Settings) -> bool {
+    let store = match Store::open_in_dir(&settings.data_dir).await {
+        Ok(store) => store,
         Err(error) => {
-            healthy = false;
             println!("  cannot open: {error}");
+            return false;
         }
-    }
-    println!("\nServices");
+    };
+    let version = store.vec_version().await;
+    let sessions = store
+        .list_sessions(u32::MAX)
+        .await
+        .map(|s| s.len())
+        .unwrap_or(0);
+    println!(
+        "  {}  ok; sqlite-vec {}; {sessions} sessions",
+        settings
+            .data_dir
+            .join(asterism_store::DATABASE_FILE)
+            .display(),
+        version.unwrap_or_else(|e| format!("missing ({e})"))
+    );
+    true
+}
+
+/// The model endpoint and each service; false when one rejects, fails or lacks the model.
+async fn check_services(settings: &Settings) -> anyhow::Result<bool> {
     let http = asterism_library::http::client(Duration::from_secs(5))?;
+    let mut healthy = true;
     if settings.model_configured() {
         let (lines, problem) = check_model(&http, settings).await;
         for line in lines {
@@ -287,55 +308,58 @@ async fn check(settings: &Settings, load_problem: Option<&LoadProblem>) -> anyho
     }
     let sesame =
         asterism_library::SesameClient::new(settings.sesame_url.clone(), Duration::from_secs(5))?;
-    let (health, _, _) = endpoint::get(&http, &sesame.url_for("M 31"), None).await;
-    println!("  sesame   {}: {}", settings.sesame_url, health.describe());
-    healthy &= !health.is_problem();
-    match &settings.ads_api_token {
-        Some(token) => {
-            let ads = format!(
-                "{}/search/query?q=bibcode:2013PASP..125..306F&fl=bibcode",
-                settings.ads_api_url.trim_end_matches('/')
-            );
-            let (health, _, headers) = endpoint::get(&http, &ads, Some(token)).await;
-            let quota = match asterism_library::sources::ads::AdsRateLimit::from_headers(&headers) {
-                Some(limit) if limit.is_low() => {
-                    format!("; WARNING: quota low: {}", limit.describe())
-                }
-                Some(limit) => format!("; quota: {}", limit.describe()),
-                None => String::new(),
-            };
-            println!(
-                "  ads      {}: {}{quota}",
-                settings.ads_api_url,
-                health.describe()
-            );
-            healthy &= !health.is_problem();
-        }
-        None => println!("  ads      no ADS_API_TOKEN: searches use arXiv only"),
-    }
+    healthy &= check_url(
+        &http,
+        "sesame",
+        &settings.sesame_url,
+        &sesame.url_for("M 31"),
+    )
+    .await;
+    healthy &= check_ads(&http, settings).await;
     let arxiv = format!(
         "{}/query?id_list=astro-ph/0601001",
         settings.arxiv_api_url.trim_end_matches('/')
     );
-    let (health, _, _) = endpoint::get(&http, &arxiv, None).await;
-    println!(
-        "  arxiv    {}: {}",
-        settings.arxiv_api_url,
-        health.describe()
-    );
-    healthy &= !health.is_problem();
+    healthy &= check_url(&http, "arxiv", &settings.arxiv_api_url, &arxiv).await;
     let crossref = format!(
         "{}/works/10.1086/670067",
         settings.crossref_url.trim_end_matches('/')
     );
-    let (health, _, _) = endpoint::get(&http, &crossref, None).await;
+    healthy &= check_url(&http, "crossref", &settings.crossref_url, &crossref).await;
+    Ok(healthy)
+}
+
+/// One service's line: whether `url` (a request under `base`) answers; false on a problem.
+async fn check_url(http: &reqwest::Client, label: &str, base: &str, url: &str) -> bool {
+    let (health, _, _) = endpoint::get(http, url, None).await;
+    println!("  {label:<8} {base}: {}", health.describe());
+    !health.is_problem()
+}
+
+/// ADS with the token, and the quota left; without a token, a note (not a problem).
+async fn check_ads(http: &reqwest::Client, settings: &Settings) -> bool {
+    let Some(token) = &settings.ads_api_token else {
+        println!("  ads      no ADS_API_TOKEN: searches use arXiv only");
+        return true;
+    };
+    let ads = format!(
+        "{}/search/query?q=bibcode:2013PASP..125..306F&fl=bibcode",
+        settings.ads_api_url.trim_end_matches('/')
+    );
+    let (health, _, headers) = endpoint::get(http, &ads, Some(token)).await;
+    let quota = match asterism_library::sources::ads::AdsRateLimit::from_headers(&headers) {
+        Some(limit) if limit.is_low() => {
+            format!("; WARNING: quota low: {}", limit.describe())
+        }
+        Some(limit) => format!("; quota: {}", limit.describe()),
+        None => String::new(),
+    };
     println!(
-        "  crossref {}: {}",
-        settings.crossref_url,
+        "  ads      {}: {}{quota}",
+        settings.ads_api_url,
         health.describe()
     );
-    healthy &= !health.is_problem();
-    Ok(healthy && load_problem.is_none())
+    !health.is_problem()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use asterism_testkit::{FixtureServer, LLAMA_MODEL_NAME, LlamaOptions, LlamaServer, sesame_routes};
 use serde_json::Value;
 
-use super::robust::{asterism, show, signal, wait_with_limit};
+use super::robust::{asterism, show, show_latest, signal, wait_with_limit};
 
 fn start(options: LlamaOptions) -> LlamaServer {
     LlamaServer::start(options).unwrap_or_else(|error| panic!("llama-server: {error}"))
@@ -224,13 +224,7 @@ fn ctrl_c_mid_stream_stores_the_partial_answer() {
     signal(&child, "INT");
     let output = wait_with_limit(child, Duration::from_secs(20));
     assert_eq!(output.status.code(), Some(130), "{output:?}");
-    let listed = asterism(&data, "http://127.0.0.1:9/v1")
-        .args(["sessions", "list", "--json"])
-        .output()
-        .unwrap();
-    let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    let session = sessions[0]["id"].as_str().unwrap().to_string();
-    let stored = show(&data, &session);
+    let stored = show_latest(&data);
     assert!(
         stored.contains(shown.trim()),
         "shown {shown:?}, stored: {stored}"

@@ -119,6 +119,16 @@ fn new_session(data: &Path, model_url: &str) -> String {
     first["sessionId"].as_str().unwrap().to_string()
 }
 
+/// `sessions show` of the newest session.
+pub(super) fn show_latest(data: &Path) -> String {
+    let listed = asterism(data, "http://127.0.0.1:9/v1")
+        .args(["sessions", "list", "--json"])
+        .output()
+        .unwrap();
+    let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    show(data, sessions[0]["id"].as_str().unwrap())
+}
+
 pub(super) fn show(data: &Path, session: &str) -> String {
     let output = asterism(data, "http://127.0.0.1:9/v1")
         .args(["sessions", "show", session])
@@ -263,13 +273,7 @@ async fn sigterm_and_sighup_keep_the_partial_answer_like_ctrl_c() {
         signal(&child, name);
         let output = wait_with_limit(child, Duration::from_secs(10));
         assert_eq!(output.status.code(), Some(code), "SIG{name}");
-        let listed = asterism(&data, "http://127.0.0.1:9/v1")
-            .args(["sessions", "list", "--json"])
-            .output()
-            .unwrap();
-        let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap();
-        let session = sessions[0]["id"].as_str().unwrap().to_string();
-        let shown = show(&data, &session);
+        let shown = show_latest(&data);
         assert!(
             shown.contains("The tip of the"),
             "SIG{name}: partial answer lost: {shown}"
