@@ -106,8 +106,10 @@ impl LlamaServer {
             log,
             _dir: dir,
         };
-        server.check_it_is_the_server()?;
+        // Once it answers, it has surely exec'd: right after `spawn` the child can
+        // still carry the test thread's name for a moment.
         server.wait_until_ready(Duration::from_secs(180))?;
+        server.check_it_is_the_server()?;
         Ok(server)
     }
 
