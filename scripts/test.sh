@@ -7,7 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
-step() { echo; echo "==> $* ($(( $(date +%s) - started )) s)"; }
+steps=() marks=()
+step() {
+  steps+=("$*") marks+=("$(date +%s)")
+  echo; echo "==> $* ($(( marks[-1] - started )) s)"
+}
+# Each step's time, printed at the end whether the run passed or stopped at a step.
+times() {
+  local status=$? end i
+  end=$(date +%s)
+  echo; echo "==> time per step ($(( end - started )) s in all; exit status $status)"
+  for i in "${!steps[@]}"; do
+    printf '%6d s  %s\n' "$(( ${marks[i + 1]:-$end} - marks[i] ))" "${steps[i]%% (*}"
+  done
+}
+trap times EXIT
 
 step "dependencies"
 scripts/install-deps.sh
@@ -58,4 +72,4 @@ scripts/test-installed.sh deb
 step "the AppImage from an empty folder with the host's WebKitGTK hidden, and the native end-to-end journey against it"
 scripts/test-installed.sh appimage
 
-step "all tests passed in $(( $(date +%s) - started )) s"
+echo; echo "==> all tests passed in $(( $(date +%s) - started )) s"
