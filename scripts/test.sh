@@ -13,7 +13,7 @@ step() {
   echo; echo "==> $* ($(( marks[-1] - started )) s)"
 }
 # Each step's time, printed at the end whether the run passed or stopped at a step.
-times() {
+step_times() {
   local status=$? end i
   end=$(date +%s)
   echo; echo "==> time per step ($(( end - started )) s in all; exit status $status)"
@@ -21,10 +21,25 @@ times() {
     printf '%6d s  %s\n' "$(( ${marks[i + 1]:-$end} - marks[i] ))" "${steps[i]%% (*}"
   done
 }
-trap times EXIT
+# A run that stops early also stops the llama-server build started beside it.
+stop_background() {
+  if [ -n "${real_model_pid:-}" ] && kill -0 "$real_model_pid" 2>/dev/null; then
+    kill -- "-$real_model_pid" 2>/dev/null || true
+  fi
+  rm -f "${real_model_env:-}" "${real_model_env:-}.log"
+}
+trap 'step_times; stop_background' EXIT
 
 step "dependencies"
 scripts/install-deps.sh
+
+# llama-server (for the real-model step, the last) takes about ten minutes of CPU to
+# build, once per machine. Built here at the lowest priority, beside the steps below, it
+# gets only the CPU time they leave idle (tests waiting on processes, the network, a
+# browser); its own process group, so that a failed run stops it.
+real_model_env="$(mktemp)"
+setsid nice -n 19 scripts/real-model.sh >"$real_model_env" 2>"$real_model_env.log" &
+real_model_pid=$!
 
 step "UI build (embedded in the app binary)"
 npm run ui:build --silent
@@ -47,13 +62,6 @@ if ! git diff --exit-code -- ui/src/bindings.ts ui/src/timeline/fold.fixture.jso
   exit 1
 fi
 
-step "a real model server: asterism against llama.cpp's llama-server with Gemma 3 270M (scripts/real-model.sh builds and fetches them once into .deps/llama)"
-eval "$(scripts/real-model.sh)"
-export LLAMA_SERVER LLAMA_MODEL LLAMA_TEMPLATE
-# The same profile and features as the step above, so nothing is compiled again; only
-# the real-model tests, which a plain `cargo test` leaves ignored, one server at a time.
-cargo test --workspace --features asterism-app/custom-protocol --test all -- --ignored --test-threads 1 real_model::
-
 step "crash consistency: 10 ask/import processes killed with SIGKILL (scripts/soak.sh)"
 scripts/soak.sh 10
 
@@ -71,5 +79,18 @@ scripts/test-installed.sh deb
 
 step "the AppImage from an empty folder with the host's WebKitGTK hidden, and the native end-to-end journey against it"
 scripts/test-installed.sh appimage
+
+step "a real model server: asterism against llama.cpp's llama-server with Gemma 3 270M (scripts/real-model.sh, started beside the first steps, builds and fetches them once into .deps/llama)"
+if ! wait "$real_model_pid"; then
+  cat "$real_model_env.log" >&2
+  exit 1
+fi
+real_model_pid=
+cat "$real_model_env.log"
+eval "$(cat "$real_model_env")"
+export LLAMA_SERVER LLAMA_MODEL LLAMA_TEMPLATE
+# The same profile and features as `cargo test` above, so nothing is compiled again; only
+# the real-model tests, which a plain `cargo test` leaves ignored, one server at a time.
+cargo test --workspace --features asterism-app/custom-protocol --test all -- --ignored --test-threads 1 real_model::
 
 echo; echo "==> all tests passed in $(( $(date +%s) - started )) s"
