@@ -226,13 +226,20 @@ impl Store {
     }
 
     /// (chunks to embed, embedded chunks); keywords-only chunks count in neither.
+    /// Counted from indexes (all chunks, and the partial indexes of those still to embed
+    /// and of the keywords-only ones), not by reading every chunk's row.
     pub async fn chunk_counts(&self) -> Result<(i64, i64)> {
         let row = sqlx::query(
-            "SELECT COALESCE(SUM(embedded != 2), 0) AS total, COALESCE(SUM(embedded = 1), 0) AS embedded FROM chunks",
+            "SELECT (SELECT COUNT(*) FROM chunks) AS chunks,
+                    (SELECT COUNT(*) FROM chunks WHERE embedded = 0) AS pending,
+                    (SELECT COUNT(*) FROM chunks WHERE embedded = 2) AS keywords_only",
         )
         .fetch_one(&self.pool)
         .await?;
-        Ok((row.try_get("total")?, row.try_get("embedded")?))
+        let chunks: i64 = row.try_get("chunks")?;
+        let pending: i64 = row.try_get("pending")?;
+        let total = chunks - row.try_get::<i64, _>("keywords_only")?;
+        Ok((total, total - pending))
     }
 
     /// Stores embeddings of chunks, in one transaction. A chunk deleted meanwhile (its
@@ -386,14 +393,25 @@ impl Store {
     }
 
     /// Ids of the chunks of the papers the filter selects (to restrict a vector search).
+    ///
+    /// One row holding them all as a JSON array: a library of 1,000 papers has 200,000
+    /// passages and more, and sqlx takes about a microsecond a row (263 ms for 213,074
+    /// ids, against 20-40 ms this way); with no filter, from an index alone.
     pub async fn chunk_ids_matching(&self, filter: &PaperFilter) -> Result<Vec<i64>> {
-        let sql = concat!(
-            "SELECT c.id FROM chunks c JOIN papers p ON p.id = c.paper_id WHERE ",
-            filter_sql!()
-        );
-        Ok(bind_filter!(sqlx::query_scalar(sql), filter)
-            .fetch_all(&self.pool)
-            .await?)
+        let ids: String = if filter.is_empty() {
+            sqlx::query_scalar("SELECT json_group_array(id) FROM chunks")
+                .fetch_one(&self.pool)
+                .await?
+        } else {
+            let sql = concat!(
+                "SELECT json_group_array(c.id) FROM chunks c JOIN papers p ON p.id = c.paper_id WHERE ",
+                filter_sql!()
+            );
+            bind_filter!(sqlx::query_scalar(sql), filter)
+                .fetch_one(&self.pool)
+                .await?
+        };
+        Ok(serde_json::from_str(&ids)?)
     }
 
     /// The chunks with these ids and their papers, in the order given.

@@ -105,6 +105,11 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
         "figures",
         include_str!("../../../migrations/0021_figures.sql"),
     ),
+    (
+        22,
+        "chunks_keywords_only",
+        include_str!("../../../migrations/0022_chunks_keywords_only.sql"),
+    ),
 ];
 
 pub(crate) fn migrator() -> Migrator {

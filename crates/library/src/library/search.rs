@@ -223,12 +223,16 @@ async fn vector_side(
         ));
         return Ok(side);
     }
-    index.ensure_loaded(store).await?;
+    // The first search of a process reads the index and loads the model: on two cores
+    // the two overlap (a CLI search is mostly these).
+    let (loaded, query_vector) =
+        tokio::join!(index.ensure_loaded(store), embedder.embed_query(query));
+    loaded?;
     if index.is_empty() {
         side.note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
         return Ok(side);
     }
-    match embedder.embed_query(query).await {
+    match query_vector {
         Ok(query_vector) => {
             let allowed: Option<HashSet<i64>> = if filter.is_empty() {
                 None
