@@ -211,7 +211,16 @@ impl Store {
 
     /// Applies every embedded migration not yet applied. Running it again is a no-op.
     pub async fn migrate(&self) -> Result<()> {
-        migrate::migrator().run(&self.pool).await?;
+        match migrate::migrator().run(&self.pool).await {
+            // A database a newer Asterism has migrated: say so, not sqlx's words.
+            Err(sqlx::migrate::MigrateError::VersionMissing(version)) => {
+                return Err(StoreError::Invalid(format!(
+                    "this database was last opened by a newer version of Asterism (its schema is at migration {version}, this one knows up to {}): update Asterism to open it; nothing in it was changed",
+                    migrate::MIGRATIONS.last().map_or(0, |(known, _, _)| *known)
+                )));
+            }
+            migrated => migrated?,
+        }
         Ok(())
     }
 

@@ -133,6 +133,53 @@ async fn migrating_twice_is_a_no_op_and_reopening_keeps_data() {
     assert_eq!(store.list_sessions(10).await.unwrap().len(), 1);
 }
 
+/// An older Asterism opening a database a newer one migrated says so in plain words,
+/// and leaves the database as it was.
+#[tokio::test]
+async fn a_database_from_a_newer_asterism_is_refused_in_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    store
+        .ensure_session("s1", "Where is NGC 4258?", "m")
+        .await
+        .unwrap();
+    // What a newer version's next migration leaves behind.
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time)
+         VALUES (999, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)",
+    )
+    .execute(store.pool())
+    .await
+    .unwrap();
+    store.close().await;
+    let error = Store::open_in_dir(dir.path())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("newer version of Asterism"), "{error}");
+    assert!(error.contains("migration 999"), "{error}");
+    assert!(!error.contains("resolved migrations"), "{error}");
+    // Nothing was lost or changed: without the future row it opens with its session.
+    let pool = sqlx::SqlitePool::connect(&format!(
+        "sqlite://{}",
+        dir.path().join(crate::DATABASE_FILE).display()
+    ))
+    .await
+    .unwrap();
+    let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(applied, migrate::MIGRATIONS.len() as i64 + 1);
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 999")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    assert_eq!(store.list_sessions(10).await.unwrap().len(), 1);
+}
+
 #[test]
 fn every_migration_file_is_embedded() {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
