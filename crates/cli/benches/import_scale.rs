@@ -237,6 +237,18 @@ async fn measure(size: usize) -> Vec<String> {
     ]
 }
 
+const COPY_PAPER: &str = "INSERT INTO papers (id, title, authors, year, journal, abstract, status, added_at, updated_at, metadata_source)
+     SELECT ?1, title || ?2, authors, year, journal, abstract, status, added_at, updated_at, metadata_source
+     FROM papers WHERE id = ?3";
+const COPY_PASSAGES: &str =
+    "INSERT INTO chunks (paper_id, ordinal, page, section, text, embedded, page_end, page_breaks)
+     SELECT ?1, ordinal, page, section, text || ?2, embedded, page_end, page_breaks
+     FROM chunks WHERE paper_id = ?3 ORDER BY ordinal";
+const COPY_VECTORS: &str = "INSERT INTO chunk_vectors (rowid, embedding)
+     SELECT n.id, vec_add(v.embedding, vec_f32(?2))
+     FROM chunks n JOIN chunks o ON o.paper_id = ?3 AND o.ordinal = n.ordinal
+     JOIN chunk_vectors v ON v.rowid = o.id WHERE n.paper_id = ?1";
+
 /// Grows the library at `data` to `papers` papers with copies of the ones there (see
 /// the module's notes); the number of passages then.
 async fn grow(data: &Path, papers: usize) -> i64 {
@@ -258,40 +270,21 @@ async fn grow(data: &Path, papers: usize) -> i64 {
         for original in originals.iter().take(papers - count) {
             let id = format!("{original}-copy{copy}");
             let tag = format!(" (copy {copy})");
-            sqlx::query(
-                "INSERT INTO papers (id, title, authors, year, journal, abstract, status, added_at, updated_at, metadata_source)
-                 SELECT ?1, title || ?2, authors, year, journal, abstract, status, added_at, updated_at, metadata_source
-                 FROM papers WHERE id = ?3",
-            )
-            .bind(&id)
-            .bind(&tag)
-            .bind(original)
-            .execute(&mut *tx)
-            .await
-            .unwrap();
-            sqlx::query(
-                "INSERT INTO chunks (paper_id, ordinal, page, section, text, embedded, page_end, page_breaks)
-                 SELECT ?1, ordinal, page, section, text || ?2, embedded, page_end, page_breaks
-                 FROM chunks WHERE paper_id = ?3 ORDER BY ordinal",
-            )
-            .bind(&id)
-            .bind(&tag)
-            .bind(original)
-            .execute(&mut *tx)
-            .await
-            .unwrap();
-            sqlx::query(
-                "INSERT INTO chunk_vectors (rowid, embedding)
-                 SELECT n.id, vec_add(v.embedding, vec_f32(?1))
-                 FROM chunks n JOIN chunks o ON o.paper_id = ?3 AND o.ordinal = n.ordinal
-                 JOIN chunk_vectors v ON v.rowid = o.id WHERE n.paper_id = ?2",
-            )
-            .bind(&noise)
-            .bind(&id)
-            .bind(original)
-            .execute(&mut *tx)
-            .await
-            .unwrap();
+            // Each statement: ?1 the copy's id, ?2 its tag (or its vectors' noise), ?3
+            // the paper copied.
+            for (statement, second) in [
+                (COPY_PAPER, &tag),
+                (COPY_PASSAGES, &tag),
+                (COPY_VECTORS, &noise),
+            ] {
+                sqlx::query(statement)
+                    .bind(&id)
+                    .bind(second)
+                    .bind(original)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+            }
             count += 1;
         }
         tx.commit().await.unwrap();

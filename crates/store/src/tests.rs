@@ -114,14 +114,20 @@ async fn fts5_finds_chunks_by_stemmed_term_and_follows_deletes() {
     assert_eq!(hits, 0);
 }
 
-#[tokio::test]
-async fn migrating_twice_is_a_no_op_and_reopening_keeps_data() {
+/// A database in a new folder, holding one session.
+async fn a_store_with_a_session() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_in_dir(dir.path()).await.unwrap();
     store
         .ensure_session("s1", "Where is NGC 4258?", "m")
         .await
         .unwrap();
+    (dir, store)
+}
+
+#[tokio::test]
+async fn migrating_twice_is_a_no_op_and_reopening_keeps_data() {
+    let (dir, store) = a_store_with_a_session().await;
     store.migrate().await.unwrap();
     store.close().await;
     let store = Store::open_in_dir(dir.path()).await.unwrap();
@@ -137,12 +143,7 @@ async fn migrating_twice_is_a_no_op_and_reopening_keeps_data() {
 /// and leaves the database as it was.
 #[tokio::test]
 async fn a_database_from_a_newer_asterism_is_refused_in_plain_words() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_in_dir(dir.path()).await.unwrap();
-    store
-        .ensure_session("s1", "Where is NGC 4258?", "m")
-        .await
-        .unwrap();
+    let (dir, store) = a_store_with_a_session().await;
     // What a newer version's next migration leaves behind.
     sqlx::query(
         "INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time)
