@@ -11,6 +11,7 @@ mod suite {
     mod figures;
     mod identify;
     mod library;
+    mod local_model;
     mod metadata;
     mod metadata_truth;
     mod mutate;
