@@ -215,7 +215,7 @@ async fn vector_side(
         return Ok(side);
     };
     let recorded = store.index_state("embedding_model").await?;
-    if let Some(recorded) = recorded.filter(|name| *name != embedder.name()) {
+    if let Some(recorded) = recorded.as_ref().filter(|name| **name != embedder.name()) {
         // Vectors of another model cannot be compared with this one's query.
         side.note = Some(format!(
             "the passages were embedded by {recorded}, not {}: keyword (BM25) search only until they are embedded again (`asterism library index`, or the app in the background)",
@@ -224,14 +224,25 @@ async fn vector_side(
         return Ok(side);
     }
     // The first search of a process reads the index and loads the model: on two cores
-    // the two overlap (a CLI search is mostly these).
-    let (loaded, query_vector) =
-        tokio::join!(index.ensure_loaded(store), embedder.embed_query(query));
-    loaded?;
+    // the two overlap (a CLI search is mostly these). Only where this model has embedded
+    // passages: with none, the model (perhaps a remote endpoint) is not asked at all.
+    let query_vector = if recorded.is_some() {
+        let (loaded, query_vector) =
+            tokio::join!(index.ensure_loaded(store), embedder.embed_query(query));
+        loaded?;
+        Some(query_vector)
+    } else {
+        index.ensure_loaded(store).await?;
+        None
+    };
     if index.is_empty() {
         side.note = Some("nothing is embedded yet: keyword (BM25) search only".to_string());
         return Ok(side);
     }
+    let query_vector = match query_vector {
+        Some(query_vector) => query_vector,
+        None => embedder.embed_query(query).await,
+    };
     match query_vector {
         Ok(query_vector) => {
             let allowed: Option<HashSet<i64>> = if filter.is_empty() {
