@@ -183,8 +183,9 @@ await waitFor("WebKitWebDriver", async () => (await fetch(`${driver}/status`)).o
 }
 
 /** Resident memory (MB) of the processes whose command line names `program` and every
- * process under them (the WebKit processes). */
-function treeRssMb(program) {
+ * process under them (the WebKit processes). With E2E_SMAPS_DIR and a `label`, each
+ * process's /proc/PID/smaps is saved there as `label-PID-program` (to see what grew). */
+function treeRssMb(program, label) {
   const procs = new Map();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -209,6 +210,14 @@ function treeRssMb(program) {
   while (grew) {
     grew = false;
     for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.ppid)) { tree.add(pid); grew = true; }
+  }
+  if (process.env.E2E_SMAPS_DIR && label) {
+    for (const pid of tree) {
+      const name = procs.get(pid)?.cmd.split("\0")[0].split("/").pop();
+      try {
+        writeFileSync(`${process.env.E2E_SMAPS_DIR}/${label}-${pid}-${name}`, readFileSync(`/proc/${pid}/smaps`, "utf8"));
+      } catch { /* gone */ }
+    }
   }
   if (process.env.E2E_VERBOSE && !treeRssMb.quiet) for (const pid of tree) console.log(pid, procs.get(pid)?.rss, procs.get(pid)?.pss, procs.get(pid)?.anon, procs.get(pid)?.cmd.split("\0")[0]);
   const sum = (key) => [...tree].reduce((total, pid) => total + (procs.get(pid)?.[key] ?? 0), 0) / 1024;
@@ -289,7 +298,7 @@ console.log(`app's first content ${firstContent} ms after its process started ($
 
 await sleep(2000);
 // The app's process is asterism-app however it was started (an AppImage execs it).
-const idleMemory = treeRssMb("asterism-app");
+const idleMemory = treeRssMb("asterism-app", "start");
 // RSS counts the shared libraries (WebKit, GTK, Mesa's LLVM) once per process; PSS
 // shares them out, so its sum is the memory the tree really holds.
 console.log(`idle memory of the app's process tree: RSS ${idleMemory.rss.toFixed(0)} MB, PSS ${idleMemory.pss.toFixed(0)} MB`
@@ -700,7 +709,7 @@ await scenario("memory comes back after use: the model and the vector index are 
   assert(hits.length > 0, `search: ${JSON.stringify(found)}`);
   // Hybrid (no note saying why not): the model and the index are in memory now.
   assert(found.ok.note == null, `the local model searched: ${found.ok.note}`);
-  const used = treeRssMb("asterism-app");
+  const used = treeRssMb("asterism-app", "used");
   // KEEP_ALIVE_S=10, checked every second; the heap handed back after.
   treeRssMb.quiet = true;
   // Letting the model go gives back 95-115 MB here (a heap trim alone, ~30): more than
@@ -713,7 +722,7 @@ await scenario("memory comes back after use: the model and the vector index are 
     throw new Error(`${error.message}; last seen ${latest?.pss.toFixed(0)} MB`);
   });
   treeRssMb.quiet = false;
-  treeRssMb("asterism-app");
+  treeRssMb("asterism-app", "rested");
   afterUse = { used: used.pss, rested: rested.pss };
   console.log(`memory after a search with the local model: PSS ${used.pss.toFixed(0)} MB (start ${idleMemory.pss.toFixed(0)}); `
     + `10 s unused: ${rested.pss.toFixed(0)} MB, ${(rested.pss - idleMemory.pss).toFixed(0)} MB over the start`);

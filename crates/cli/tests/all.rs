@@ -19,5 +19,6 @@ mod suite {
     mod security;
     mod sessions;
     mod upgrade;
+    mod zotero_genuine;
     mod zotero_import;
 }

@@ -67,11 +67,11 @@ pub(super) fn outcome_line(item: &ImportItem) -> String {
                 item.path
             )
         }
-        ImportOutcome::MetadataOnly { title, missing, .. } => {
-            let looked = match missing.as_slice() {
-                [] => "it names no file".to_string(),
-                missing => format!("file not found: {}", missing.join(", ")),
-            };
+        ImportOutcome::MetadataOnly { title, .. } => {
+            let looked = item
+                .outcome
+                .why_without_file()
+                .unwrap_or_else(|| "it names no file".into());
             format!(
                 "listed    {}  → {title} (metadata only: {looked})",
                 item.path

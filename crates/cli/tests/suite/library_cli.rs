@@ -248,6 +248,19 @@ async fn import_json_streams_one_camel_case_object_per_file_then_a_summary() {
         "{marked:?} in {snippet}"
     );
     assert_eq!(hit["page"], hit["snippet"]["page"]);
+    // An empty query is refused, not answered with whatever lies nearest to nothing.
+    for query in ["", "  \t "] {
+        let output = asterism(dir.path())
+            .args(["library", "search", query])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && output.stdout.is_empty(),
+            "{output:?}"
+        );
+        assert!(stderr.contains("the query is empty"), "{stderr}");
+    }
     let text = String::from_utf8_lossy(&search(false).stdout).to_string();
     let flat = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(text.contains(&format!("   {flat}\n")), "{text}");

@@ -34,6 +34,10 @@ pub struct ForeignEntry {
     pub origin: Option<String>,
     /// Its notes and PDF annotations there.
     pub notes: Vec<ForeignNote>,
+    /// A file with no record of its own (a PDF dropped into Zotero, a top-level
+    /// attachment): the PDF describes itself, as a loose PDF does; `record` holds only
+    /// the name it was listed under.
+    pub file_only: bool,
 }
 
 /// A note or a PDF annotation brought from another library.
@@ -206,6 +210,7 @@ fn bib_entry(entry: &Entry, base: &Path) -> ForeignEntry {
     ForeignEntry {
         origin: None,
         notes: Vec::new(),
+        file_only: false,
         key: entry.key.clone(),
         record,
         files,
@@ -576,6 +581,7 @@ fn csl_entry(item: &serde_json::Value, base: &Path) -> ForeignEntry {
     ForeignEntry {
         origin: None,
         notes: Vec::new(),
+        file_only: false,
         key: text("id")
             .or_else(|| text("citation-key"))
             .unwrap_or_default(),

@@ -57,6 +57,10 @@ pub enum ImportOutcome {
         title: String,
         /// The files the entry names that were looked for and not found.
         missing: Vec<String>,
+        /// The paper (`id: title`) that already keeps the file this entry names, when
+        /// the entry is another work (two items of one Zotero library attached to the
+        /// same bytes): the file stays with that paper, the entry is not merged into it.
+        file_kept_by: Option<String>,
     },
     /// Not a PDF by its name: left alone.
     Skipped {
@@ -229,13 +233,21 @@ impl Importer {
                 .map_err(storage)?;
         }
         let mut outcome = None;
+        let mut file_kept_by = None;
         for file in &entry.files {
             let bytes = tokio::fs::read(file)
                 .await
                 .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
-            let done = self
-                .import_pdf(file, bytes, Some((&entry.record, into.as_deref())), None)
-                .await?;
+            // A file with no record of its own describes itself, as a loose PDF does.
+            let given = (!entry.file_only).then_some((&entry.record, into.as_deref()));
+            let done = self.import_pdf(file, bytes, given, None).await?;
+            if let ImportOutcome::Duplicate { paper_id } = &done
+                && into.as_deref() != Some(paper_id.as_str())
+                && let Some(other) = self.another_work(paper_id, &entry.record).await?
+            {
+                file_kept_by = Some(other);
+                continue;
+            }
             into = outcome_paper(&done).map(String::from).or(into);
             outcome.get_or_insert(done);
         }
@@ -255,6 +267,7 @@ impl Importer {
                         .iter()
                         .map(|path| path.display().to_string())
                         .collect(),
+                    file_kept_by,
                 }
             }
         };
@@ -262,6 +275,32 @@ impl Importer {
             self.keep_entry(paper_id, entry).await?;
         }
         Ok(outcome)
+    }
+
+    /// `id: title` of the paper that keeps a file an entry also names, when the entry is
+    /// another work: an identifier both have differs, or, with none to compare, their
+    /// titles are not alike. `None`: the same work (it gains what the entry brings).
+    async fn another_work(
+        &self,
+        paper_id: &str,
+        entry: &PaperRecord,
+    ) -> Result<Option<String>, String> {
+        let Some(kept) = self.store.paper_record(paper_id).await.map_err(storage)? else {
+            return Ok(None);
+        };
+        let same = |a: &Option<String>, b: &Option<String>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.eq_ignore_ascii_case(b)),
+            _ => None,
+        };
+        let by_ids = same(&kept.doi, &entry.doi)
+            .or_else(|| same(&kept.arxiv_id, &entry.arxiv_id))
+            .or_else(|| same(&kept.bibcode, &entry.bibcode));
+        let alike = by_ids.unwrap_or_else(|| {
+            kept.title.trim().is_empty()
+                || entry.title.trim().is_empty()
+                || crate::library::identify::title_similarity(&kept.title, &entry.title) >= 0.5
+        });
+        Ok((!alike).then(|| format!("{paper_id}: {}", kept.title)))
     }
 
     /// The entry's key, text, origin, collections, tags and notes, on its paper.

@@ -67,14 +67,12 @@ impl ImportItem {
             ),
             ImportOutcome::Duplicate { paper_id } => ("duplicate", Some(paper_id), None, None),
             ImportOutcome::MetadataOnly {
-                paper_id,
-                title,
-                missing,
+                paper_id, title, ..
             } => (
                 "metadataOnly",
                 Some(paper_id),
                 Some(title),
-                (!missing.is_empty()).then(|| format!("file not found: {}", missing.join(", "))),
+                self.outcome.why_without_file(),
             ),
             ImportOutcome::Skipped { reason } => ("skipped", None, None, Some(reason.clone())),
             ImportOutcome::Failed { reason } => ("failed", None, None, Some(reason.clone())),
@@ -85,6 +83,31 @@ impl ImportItem {
             title: title.map(String::as_str),
             message,
         }
+    }
+}
+
+impl ImportOutcome {
+    /// Why a listed entry came without a file: the files looked for and not found, the
+    /// paper that keeps the file it names; `None` when it names no file.
+    pub fn why_without_file(&self) -> Option<String> {
+        let ImportOutcome::MetadataOnly {
+            missing,
+            file_kept_by,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let mut why = Vec::new();
+        if !missing.is_empty() {
+            why.push(format!("file not found: {}", missing.join(", ")));
+        }
+        if let Some(paper) = file_kept_by {
+            why.push(format!(
+                "its file is the same as that of another work, {paper}, which keeps it"
+            ));
+        }
+        (!why.is_empty()).then(|| why.join("; "))
     }
 }
 

@@ -291,6 +291,13 @@ impl Retriever<'_> {
         filter: &PaperFilter,
         k: usize,
     ) -> Result<SearchResults, StoreError> {
+        // An empty query has no keywords, and its vector is anyone's nearest neighbour:
+        // whatever came back would look like an answer.
+        if query.trim().is_empty() {
+            return Err(StoreError::Invalid(
+                "the query is empty: say what to look for".into(),
+            ));
+        }
         let tuning = self.tuning;
         // The keyword half runs as its own task (SQLite on a pooled connection) while
         // this one embeds the query and scans the vectors: on two cores they overlap.

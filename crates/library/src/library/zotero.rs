@@ -12,8 +12,11 @@
 //! an ADS URL included), its creators in order, its collections (nested ones as
 //! `Parent/Child`; a group library's items under the group's name), tags, child notes
 //! (HTML to Markdown), its PDF attachments (imported ones under `storage/`, linked ones
-//! at their path) and the annotations on them (highlights with their page and text). An
-//! item in the trash is left out.
+//! at their path) and the annotations on them (highlights with their page and text).
+//! Tags on an item's attachments and notes are the item's. A PDF with no parent item (a
+//! file dropped into Zotero) is an item of its own, described by the PDF itself. An item in the trash, and
+//! the items of a feed (Zotero's RSS subscriptions, read or not, are not the library),
+//! are left out.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -149,10 +152,21 @@ impl Reader<'_> {
     }
 
     async fn works(&mut self, types: &str) -> Result<HashMap<i64, Work>, sqlx::Error> {
+        // Zotero 5.0.? on: `libraries.type` is user, group or feed.
+        let not_feeds = if self.table_exists("libraries").await? {
+            "AND i.libraryID NOT IN (SELECT libraryID FROM libraries WHERE type = 'feed')"
+        } else {
+            ""
+        };
+        // A PDF with no parent item (dropped into Zotero as it is) is an item too.
         let query = format!(
-            "SELECT i.itemID, i.key, i.libraryID, t.typeName FROM items i
-             JOIN {types} t ON t.itemTypeID = i.itemTypeID
-             WHERE i.itemID NOT IN (SELECT itemID FROM deletedItems)"
+            "SELECT i.itemID, i.key, i.libraryID, t.typeName,
+                    a.itemID IS NOT NULL AND a.parentItemID IS NULL
+                      AND (a.contentType = 'application/pdf' OR lower(a.path) LIKE '%.pdf')
+                      AS lone_pdf
+             FROM items i JOIN {types} t ON t.itemTypeID = i.itemTypeID
+             LEFT JOIN itemAttachments a ON a.itemID = i.itemID
+             WHERE i.itemID NOT IN (SELECT itemID FROM deletedItems) {not_feeds}"
         );
         let rows = sqlx::query(sqlx::AssertSqlSafe(query))
             .fetch_all(&mut *self.connection)
@@ -160,7 +174,8 @@ impl Reader<'_> {
         let mut works = HashMap::new();
         for row in rows {
             let kind: String = row.try_get("typeName")?;
-            if NOT_WORKS.contains(&kind.as_str()) {
+            let lone_pdf: bool = row.try_get("lone_pdf")?;
+            if NOT_WORKS.contains(&kind.as_str()) && !lone_pdf {
                 continue;
             }
             let id: i64 = row.try_get("itemID")?;
@@ -169,6 +184,7 @@ impl Reader<'_> {
             let mut work = Work {
                 entry: ForeignEntry {
                     origin: Some(format!("zotero:{library}/{key}")),
+                    file_only: lone_pdf,
                     ..ForeignEntry::default()
                 },
                 key,
@@ -307,15 +323,24 @@ impl Reader<'_> {
     }
 
     async fn tags(&mut self, works: &mut HashMap<i64, Work>) -> Sql {
+        // A tag on an attachment or a child note is its parent's.
         for row in sqlx::query(
-            "SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID = it.tagID",
+            "SELECT COALESCE(a.parentItemID, n.parentItemID, it.itemID) AS work, t.name
+             FROM itemTags it JOIN tags t ON t.tagID = it.tagID
+             LEFT JOIN itemAttachments a ON a.itemID = it.itemID
+             LEFT JOIN itemNotes n ON n.itemID = it.itemID
+             WHERE it.itemID NOT IN (SELECT itemID FROM deletedItems)
+             ORDER BY it.itemID, t.name",
         )
         .fetch_all(&mut *self.connection)
         .await?
         {
-            let id: i64 = row.try_get("itemID")?;
-            if let Some(work) = works.get_mut(&id) {
-                work.entry.tags.push(row.try_get("name")?);
+            let id: i64 = row.try_get("work")?;
+            let name: String = row.try_get("name")?;
+            if let Some(work) = works.get_mut(&id)
+                && !work.entry.tags.contains(&name)
+            {
+                work.entry.tags.push(name);
             }
         }
         Ok(())
@@ -353,13 +378,14 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// PDF attachments (imported under `storage/`, or linked) and their annotations.
+    /// PDF attachments (imported under `storage/`, or linked) and their annotations; a
+    /// top-level PDF is its own work's file.
     async fn attachments(&mut self, works: &mut HashMap<i64, Work>) -> Sql {
         let rows = sqlx::query(
-            "SELECT a.itemID, a.parentItemID, a.linkMode, a.contentType, a.path, i.key
+            "SELECT a.itemID, COALESCE(a.parentItemID, a.itemID) AS parentItemID, a.linkMode,
+                    a.contentType, a.path, i.key
              FROM itemAttachments a JOIN items i ON i.itemID = a.itemID
-             WHERE a.parentItemID IS NOT NULL
-               AND a.itemID NOT IN (SELECT itemID FROM deletedItems)",
+             WHERE a.itemID NOT IN (SELECT itemID FROM deletedItems)",
         )
         .fetch_all(&mut *self.connection)
         .await?;
