@@ -75,6 +75,24 @@ pub fn supports_enable_thinking(base_url: &str, model: &str) -> bool {
     base_url.to_lowercase().contains("dashscope") || model.to_lowercase().starts_with("qwen")
 }
 
+/// This machine: `localhost`, `127.0.0.0/8` or `[::1]`.
+pub fn is_loopback_host(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|address| address.is_loopback())
+}
+
+/// Whether `base_url` is a server on this machine (llama.cpp, vLLM, SGLang, Ollama).
+fn is_local(base_url: &str) -> bool {
+    reqwest::Url::parse(base_url.trim())
+        .ok()
+        .and_then(|url| url.host_str().map(is_loopback_host))
+        .unwrap_or(false)
+}
+
 /// The HTTP client for OpenAI-compatible Chat Completions.
 #[derive(Debug, Clone)]
 pub struct OpenAiClient {
@@ -149,6 +167,13 @@ impl OpenAiClient {
                 "type": "json_schema",
                 "json_schema": {"name": format.name, "strict": true, "schema": format.schema},
             });
+            // A chat template that opens a thinking channel first (Gemma 4's, Qwen 3's)
+            // sends the answer there, where the JSON grammar does not hold: servers on
+            // this machine (llama.cpp, vLLM, SGLang) take the template's own switch.
+            // Remote APIs would refuse the field, and have no such template.
+            if !request.enable_thinking && is_local(&self.config.base_url) {
+                body["chat_template_kwargs"] = serde_json::json!({"enable_thinking": false});
+            }
         }
         body
     }
@@ -374,4 +399,28 @@ where
         receiver,
         |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    /// Only this machine's servers are local: a remote API never gets a field meant for
+    /// a chat template.
+    #[test]
+    fn local_means_this_machine() {
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+        ] {
+            assert!(super::is_local(url), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1",
+            "http://127.0.0.1.example.com/v1",
+            "not a url",
+        ] {
+            assert!(!super::is_local(url), "{url}");
+        }
+    }
 }

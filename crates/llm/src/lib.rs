@@ -14,8 +14,8 @@ mod types;
 
 pub use accumulate::StreamAccumulator;
 pub use client::{
-    ChatModel, ModelEventStream, OpenAiClient, OpenAiConfig, model_events_from_sse,
-    supports_enable_thinking,
+    ChatModel, ModelEventStream, OpenAiClient, OpenAiConfig, is_loopback_host,
+    model_events_from_sse, supports_enable_thinking,
 };
 pub use error::LlmError;
 pub use resilient::{ResilientModel, RetryPolicy};

@@ -222,7 +222,7 @@ fn scoring_request(question: &str, passages: &[&SearchHit], model: Option<String
         listed.push_str(&format!("[{}] {title}\n{}\n\n", index + 1, hit.chunk.text));
     }
     ChatRequest {
-        response_schema: Some(verdicts_schema()),
+        response_schema: Some(verdicts_schema(passages.len())),
         tool_choice: None,
         images: Vec::new(),
         messages: vec![
@@ -247,8 +247,9 @@ fn scoring_request(question: &str, passages: &[&SearchHit], model: Option<String
 }
 
 /// The answer the scoring prompt asks for, as a JSON Schema for endpoints with
-/// structured output (the prompt says the same for those without).
-fn verdicts_schema() -> ResponseSchema {
+/// structured output (the prompt says the same for those without): one verdict for each
+/// of the `count` passages, so a constrained small model stops after the last one.
+fn verdicts_schema(count: usize) -> ResponseSchema {
     ResponseSchema {
         name: "passage_verdicts".into(),
         schema: serde_json::json!({
@@ -256,10 +257,12 @@ fn verdicts_schema() -> ResponseSchema {
             "properties": {
                 "passages": {
                     "type": "array",
+                    "minItems": count,
+                    "maxItems": count,
                     "items": {
                         "type": "object",
                         "properties": {
-                            "n": {"type": "integer", "minimum": 1},
+                            "n": {"type": "integer", "minimum": 1, "maximum": count},
                             "score": {"type": "integer", "minimum": 0, "maximum": 10},
                             "summary": {"type": "string"},
                         },

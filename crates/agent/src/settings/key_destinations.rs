@@ -101,23 +101,13 @@ fn origin(url: &str) -> Option<Origin> {
     })
 }
 
-/// This machine: `localhost`, `127.0.0.0/8` or `[::1]`.
-fn is_loopback(host: &str) -> bool {
-    host == "localhost"
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|address| address.is_loopback())
-}
-
 /// Whether a key may go to `url` without asking: this machine, or a preset. An address
 /// that does not parse is asked about.
 fn trusted(url: &str, presets: &[&str]) -> bool {
     let Some(origin) = origin(url) else {
         return false;
     };
-    is_loopback(&origin.host)
+    asterism_llm::is_loopback_host(&origin.host)
         || presets
             .iter()
             .any(|preset| self::origin(preset).as_ref() == Some(&origin))

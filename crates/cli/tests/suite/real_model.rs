@@ -231,3 +231,69 @@ fn ctrl_c_mid_stream_stores_the_partial_answer() {
     );
     assert!(stored.contains("cancelled"), "{stored}");
 }
+
+/// The model weighs the passages (`library search --rerank`), against llama-server:
+/// the verdict schema constrains Gemma's answer (with thinking kept closed in its
+/// template), the scores are parsed and order the hits, the tokens are counted; asked
+/// again, every verdict comes from the cache and the model is not called. Mechanics
+/// only: a 270M model's judgement says nothing about the quality of a real one's.
+#[test]
+#[ignore = "needs llama-server and a GGUF model: scripts/test.sh runs it"]
+fn rerank_scores_from_a_real_model_order_the_hits_and_are_kept() {
+    let server = start(LlamaOptions { max_tokens: 600 });
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let paper = asterism_testkit::fixture_path("pdfs/celerite_ms.pdf");
+    let import = against(&server, &data)
+        .args(["library", "import", "--offline", "--no-index"])
+        .arg(&paper)
+        .output()
+        .unwrap();
+    assert!(import.status.success(), "{import:?}");
+    let search = || {
+        // Eight passages weighed (the candidates and the hits): one batch, one call.
+        let output = against(&server, &data)
+            .env("RAG_CANDIDATES", "8")
+            .args([
+                "library",
+                "search",
+                "Which kernels make Gaussian process likelihoods scale linearly?",
+                "--limit",
+                "8",
+                "--rerank",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let first = search();
+    let rerank = &first["rerank"];
+    assert_eq!(rerank["model"], LLAMA_MODEL_NAME, "{first:#}");
+    assert_eq!(rerank["asked"], 8, "{rerank}");
+    assert_eq!(rerank["calls"], 1, "{rerank}");
+    assert!(rerank["promptTokens"].as_u64().unwrap() > 500, "{rerank}");
+    assert!(rerank["completionTokens"].as_u64().unwrap() > 0, "{rerank}");
+    assert_eq!(rerank["scored"], 8, "every passage scored: {rerank}");
+    let scores: Vec<u64> = first["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["verdict"]["score"].as_u64().unwrap())
+        .collect();
+    assert!(
+        scores.windows(2).all(|pair| pair[0] >= pair[1]) && scores.iter().all(|s| *s <= 10),
+        "hits in the model's order: {scores:?}"
+    );
+    let again = search();
+    assert_eq!(again["rerank"]["calls"], 0, "{}", again["rerank"]);
+    assert_eq!(again["rerank"]["cached"], 8, "{}", again["rerank"]);
+    let scores_again: Vec<u64> = again["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["verdict"]["score"].as_u64().unwrap())
+        .collect();
+    assert_eq!(scores_again, scores);
+}

@@ -1,13 +1,13 @@
 use asterism_llm::{
-    ChatMessage, ChatModel, ChatRequest, ModelEvent, OpenAiClient, OpenAiConfig, ToolCall,
-    ToolChoice, ToolDefinition,
+    ChatMessage, ChatModel, ChatRequest, ModelEvent, OpenAiClient, OpenAiConfig, ResponseSchema,
+    ToolCall, ToolChoice, ToolDefinition,
 };
 use asterism_testkit::{MockLlm, Script, Turn};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 async fn send(model: &str, enable_thinking: bool) -> serde_json::Value {
-    send_with(model, enable_thinking, Vec::new(), None).await
+    send_with(model, enable_thinking, Vec::new(), None, None).await
 }
 
 async fn send_with(
@@ -15,6 +15,7 @@ async fn send_with(
     enable_thinking: bool,
     images: Vec<String>,
     tool_choice: Option<ToolChoice>,
+    response_schema: Option<ResponseSchema>,
 ) -> serde_json::Value {
     let mock = MockLlm::start(Script {
         turns: vec![Turn {
@@ -67,6 +68,7 @@ async fn send_with(
     let request = ChatRequest {
         images,
         tool_choice,
+        response_schema,
         ..request
     };
     let mut stream = client
@@ -121,6 +123,7 @@ async fn tool_choice_is_sent_only_when_set() {
         false,
         Vec::new(),
         Some(ToolChoice::Function("query_target".into())),
+        None,
     )
     .await;
     assert_eq!(
@@ -128,10 +131,17 @@ async fn tool_choice_is_sent_only_when_set() {
         serde_json::json!({"type": "function", "function": {"name": "query_target"}})
     );
     assert_eq!(named["parallel_tool_calls"], false);
-    let required = send_with("gpt-4o", false, Vec::new(), Some(ToolChoice::Required)).await;
+    let required = send_with(
+        "gpt-4o",
+        false,
+        Vec::new(),
+        Some(ToolChoice::Required),
+        None,
+    )
+    .await;
     assert_eq!(required["tool_choice"], "required");
     assert_eq!(required["parallel_tool_calls"], false);
-    let auto = send_with("gpt-4o", false, Vec::new(), Some(ToolChoice::Auto)).await;
+    let auto = send_with("gpt-4o", false, Vec::new(), Some(ToolChoice::Auto), None).await;
     assert_eq!(auto["tool_choice"], "auto");
     assert!(auto.get("parallel_tool_calls").is_none());
 }
@@ -141,7 +151,7 @@ async fn tool_choice_is_sent_only_when_set() {
 #[tokio::test]
 async fn images_go_with_the_last_user_message_as_content_parts() {
     let png = "data:image/png;base64,iVBORw0KGgo=".to_string();
-    let body = send_with("qwen-vl-max", false, vec![png.clone()], None).await;
+    let body = send_with("qwen-vl-max", false, vec![png.clone()], None, None).await;
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["content"], "You are Asterism.");
     assert_eq!(
@@ -154,4 +164,28 @@ async fn images_go_with_the_last_user_message_as_content_parts() {
     assert_eq!(messages[3]["content"], "M 106");
     let plain = send("qwen-vl-max", false).await;
     assert_eq!(plain["messages"][1]["content"], "Where is NGC 4258?");
+}
+
+/// A structured answer asked of a server on this machine carries the chat template's
+/// switch that keeps a thinking channel closed (llama.cpp with Gemma 4's template put
+/// the whole answer in `reasoning_content`, outside the JSON grammar); with thinking
+/// asked for, or with no schema, it does not.
+#[tokio::test]
+async fn a_local_server_asked_for_json_gets_thinking_off_in_its_template() {
+    let schema = || {
+        Some(ResponseSchema {
+            name: "verdicts".into(),
+            schema: serde_json::json!({"type": "object"}),
+        })
+    };
+    let body = send_with("gemma-3-270m", false, Vec::new(), None, schema()).await;
+    assert_eq!(body["response_format"]["json_schema"]["name"], "verdicts");
+    assert_eq!(
+        body["chat_template_kwargs"],
+        serde_json::json!({"enable_thinking": false})
+    );
+    let thinking = send_with("gemma-3-270m", true, Vec::new(), None, schema()).await;
+    assert!(thinking.get("chat_template_kwargs").is_none());
+    let plain = send_with("gemma-3-270m", false, Vec::new(), None, None).await;
+    assert!(plain.get("chat_template_kwargs").is_none());
 }
