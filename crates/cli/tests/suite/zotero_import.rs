@@ -292,3 +292,31 @@ async fn a_zotero_5_database_reads_too() {
         "the child note only"
     );
 }
+
+/// A Zotero 4 database (its `userdata` schema at 76, as Zotero 4.0 left it) is refused
+/// with what to do, not misread as something that is not a Zotero database.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zotero_4_database_is_refused_with_what_to_do() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let (folder, mut zotero) = zotero_folder(home).await;
+    zotero
+        .execute("UPDATE version SET version = 76 WHERE schema = 'userdata'")
+        .await
+        .unwrap();
+    zotero.close().await.unwrap();
+    let folder_arg = folder.display().to_string();
+    let output = asterism(
+        home,
+        &["library", "import", "--offline", "--no-index", &folder_arg],
+    );
+    let said = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("a Zotero 4 database (schema 76)") && said.contains("open it once"),
+        "{said}"
+    );
+    let papers = json(&asterism(home, &["library", "list", "--json"]));
+    assert_eq!(papers.as_array().unwrap().len(), 0);
+}

@@ -28,6 +28,10 @@ use super::foreign::{ForeignEntry, ForeignError, ForeignNote};
 /// Zotero's database file name.
 pub const DATABASE: &str = "zotero.sqlite";
 
+/// The first `userdata` schema of Zotero 5 (Zotero 4 ended at 78 or below; the oldest
+/// Zotero 5 database seen here is at 96).
+const ZOTERO_5_USERDATA: i64 = 80;
+
 /// Item types that are not works of their own.
 const NOT_WORKS: [&str; 3] = ["attachment", "note", "annotation"];
 
@@ -67,7 +71,10 @@ pub async fn read_zotero(database: &Path) -> Result<Vec<ForeignEntry>, ForeignEr
     }
     .entries()
     .await
-    .map_err(|error| read(&format!("not a Zotero database: {error}")));
+    .map_err(|error| match error {
+        sqlx::Error::Protocol(said) => read(&said),
+        error => read(&format!("not a Zotero database: {error}")),
+    });
     let _ = connection.close().await;
     entries
 }
@@ -126,6 +133,26 @@ impl Reader<'_> {
         Ok(found.is_some())
     }
 
+    /// Zotero 4's database (its `userdata` schema below 80: attachments and notes name
+    /// their parent as `sourceItemID`) is refused with what to do, not misread.
+    async fn is_zotero_5_or_later(&mut self) -> Result<(), sqlx::Error> {
+        let version: Option<i64> = if self.table_exists("version").await? {
+            sqlx::query_scalar("SELECT version FROM version WHERE schema = 'userdata'")
+                .fetch_optional(&mut *self.connection)
+                .await?
+        } else {
+            None
+        };
+        match version {
+            Some(version) if version < ZOTERO_5_USERDATA => Err(sqlx::Error::Protocol(format!(
+                "a Zotero 4 database (schema {version}): Asterism reads Zotero 5 and later; \
+                 open it once in a current Zotero, which upgrades it, or export the library \
+                 from Zotero as BibTeX or CSL-JSON and import that file"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// `fieldsCombined` (custom fields too, Zotero 5.0.? on) else `fields`; same for types.
     /// (The names are this module's own, so the queries built with them are safe.)
     async fn combined(&mut self, name: &'static str) -> Result<String, sqlx::Error> {
@@ -138,6 +165,7 @@ impl Reader<'_> {
     }
 
     async fn entries(mut self) -> Result<Vec<ForeignEntry>, sqlx::Error> {
+        self.is_zotero_5_or_later().await?;
         let types = self.combined("itemTypes").await?;
         let mut works = self.works(&types).await?;
         self.fields(&mut works).await?;
