@@ -140,6 +140,7 @@ fn release_after_start() {
 /// Starts the app: reads the same configuration as the CLI, opens the database, and
 /// shows the window.
 pub fn run() {
+    asterism_agent::heap::return_freed_memory_promptly();
     let _ = rustls::crypto::ring::default_provider().install_default();
     tracing_subscriber::fmt()
         .with_env_filter(
