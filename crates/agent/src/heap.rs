@@ -41,14 +41,6 @@ mod tests {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[test]
     fn freed_memory_leaves_the_process() {
-        let resident = || -> u64 {
-            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("RssAnon:"))
-                .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
-                .unwrap_or(0)
-        };
         // Many small blocks (one large one glibc would map and unmap), one in sixteen
         // kept: the arena cannot shrink past what is kept, so it holds the rest.
         let kept = std::thread::spawn(|| {
@@ -59,9 +51,9 @@ mod tests {
         })
         .join()
         .unwrap();
-        let before = resident();
+        let before = resident_anon();
         super::release_free_memory();
-        let after = resident();
+        let after = resident_anon();
         drop(kept);
         assert!(
             after + 32 * 1024 < before,

@@ -7,29 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use asterism_testkit::fixture_path;
 use serde_json::Value;
 
-fn asterism(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_asterism"))
-        .args(args)
-        .current_dir(home)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("ASTERISM_DATA_DIR", home.join("data"))
-        .env("ASTERISM_KEYRING", "off")
-        .env("EMBEDDINGS", "none")
-        .output()
-        .unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).unwrap()
-}
+use super::zotero_import::{asterism, json};
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

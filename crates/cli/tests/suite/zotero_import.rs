@@ -12,7 +12,7 @@ use serde_json::Value;
 use sha2::Digest;
 use sqlx::{Connection, Executor, SqliteConnection};
 
-fn asterism(home: &Path, args: &[&str]) -> Output {
+pub(super) fn asterism(home: &Path, args: &[&str]) -> Output {
     asterism_in(home, "data", args)
 }
 
@@ -31,7 +31,7 @@ fn asterism_in(home: &Path, data: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn json(output: &Output) -> Value {
+pub(super) fn json(output: &Output) -> Value {
     assert!(output.status.success(), "{output:?}");
     serde_json::from_slice(&output.stdout).unwrap()
 }
