@@ -412,6 +412,38 @@ impl PermissionChecker {
         }
     }
 
+    /// What the tool's own checks say of the call, then every Deny and Ask rule of the
+    /// configuration that touches it, each with its reason (Allow rules are read later,
+    /// after every Deny and Ask).
+    fn matched_rules(
+        &self,
+        tool: &dyn AgentTool,
+        arguments: &serde_json::Value,
+        subject: Option<&str>,
+        line: Option<&CommandLine>,
+    ) -> Vec<(RuleDecision, String)> {
+        let mut matched: Vec<(RuleDecision, String)> = tool
+            .check_permissions(arguments)
+            .into_iter()
+            .map(|rule| match rule {
+                ToolRule::Deny { reason } => (RuleDecision::Deny, reason),
+                ToolRule::Ask { reason } => (RuleDecision::Ask, reason),
+                ToolRule::Allow => (RuleDecision::Allow, String::new()),
+            })
+            .collect();
+        for rule in &self.rules {
+            if rule.decision != RuleDecision::Allow
+                && rule.touches(tool.name(), arguments, subject, line)
+            {
+                matched.push((
+                    rule.decision,
+                    format!("rule {} {}", rule.decision.as_str(), rule.text),
+                ));
+            }
+        }
+        matched
+    }
+
     /// Decides a call: the tool's own rules and the user's rules, strongest first, then
     /// the mode for what no rule covers. `always_ask` (a write that can run code later)
     /// is asked whatever the mode and the grants; only a Deny or read-only mode beat it.
@@ -432,25 +464,7 @@ impl PermissionChecker {
             .lock()
             .map(|rules| rules.clone())
             .unwrap_or_default();
-        let mut matched: Vec<(RuleDecision, String)> = tool
-            .check_permissions(arguments)
-            .into_iter()
-            .map(|rule| match rule {
-                ToolRule::Deny { reason } => (RuleDecision::Deny, reason),
-                ToolRule::Ask { reason } => (RuleDecision::Ask, reason),
-                ToolRule::Allow => (RuleDecision::Allow, String::new()),
-            })
-            .collect();
-        for rule in &self.rules {
-            if rule.decision != RuleDecision::Allow
-                && rule.touches(name, arguments, subject.as_deref(), line)
-            {
-                matched.push((
-                    rule.decision,
-                    format!("rule {} {}", rule.decision.as_str(), rule.text),
-                ));
-            }
-        }
+        let matched = self.matched_rules(tool, arguments, subject.as_deref(), line);
         if let Some((_, reason)) = matched
             .iter()
             .find(|(decision, _)| *decision == RuleDecision::Deny)

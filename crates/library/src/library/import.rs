@@ -409,26 +409,7 @@ impl Importer {
         };
         let identified = given.is_none() && not_identified.is_none();
         let into = given.and_then(|(_, into)| into);
-        let existing = self
-            .store
-            .find_paper(
-                record.bibcode.as_deref(),
-                record.arxiv_id.as_deref(),
-                record.doi.as_deref(),
-            )
-            .await
-            .map_err(storage)?
-            .or_else(|| into.map(String::from));
-        // Offline, a re-saved copy (same text, other bytes) has no id to be found by.
-        let by_text = match (&existing, read.fingerprint) {
-            (None, Some(fingerprint)) => self
-                .store
-                .paper_with_fingerprint(fingerprint, SAME_TEXT_BITS)
-                .await
-                .map_err(storage)?,
-            _ => None,
-        };
-        let existing = existing.or_else(|| by_text.clone());
+        let (existing, by_text) = self.paper_of(&record, into, read.fingerprint).await?;
         let into = into.or(by_text.as_deref());
         let existing_text = match &existing {
             Some(paper_id) => self.store.paper_text(paper_id).await.map_err(storage)?,
@@ -475,6 +456,37 @@ impl Importer {
         }
         self.commit(&paper_id, &title, read.text, read.warning)
             .await
+    }
+
+    /// The paper a new file belongs to, if the library has it: by bibcode, arXiv id or
+    /// DOI, else the one it is known as (`into`), else, offline, the paper whose text it
+    /// has (a re-saved copy has no id to be found by). The second: the paper found by
+    /// its text.
+    async fn paper_of(
+        &self,
+        record: &PaperRecord,
+        into: Option<&str>,
+        fingerprint: Option<u64>,
+    ) -> Result<(Option<String>, Option<String>), String> {
+        let existing = self
+            .store
+            .find_paper(
+                record.bibcode.as_deref(),
+                record.arxiv_id.as_deref(),
+                record.doi.as_deref(),
+            )
+            .await
+            .map_err(storage)?
+            .or_else(|| into.map(String::from));
+        let by_text = match (&existing, fingerprint) {
+            (None, Some(fingerprint)) => self
+                .store
+                .paper_with_fingerprint(fingerprint, SAME_TEXT_BITS)
+                .await
+                .map_err(storage)?,
+            _ => None,
+        };
+        Ok((existing.or_else(|| by_text.clone()), by_text))
     }
 
     /// The paper's record from ADS/arXiv/Crossref (completed with what the PDF says),
