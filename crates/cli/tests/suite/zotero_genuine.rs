@@ -130,7 +130,7 @@ fn zotero_5_a_thesis_library_every_item_with_each_missing_file_named() {
         19,
         "one line per item, the trash left out"
     );
-    // Two items are one work (the same title, entered twice): one paper.
+    // Two items are one work (entered twice, the same DOI in `extra`): one paper.
     assert_eq!(import.papers.len(), 18);
     assert_eq!(import.summary["metadataOnly"], 19);
     // Each stored PDF Zotero lists is looked for where Zotero keeps it, and named.
