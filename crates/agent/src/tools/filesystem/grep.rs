@@ -57,64 +57,8 @@ impl TypedTool for GrepFilesTool {
         let max = args.max_results.unwrap_or(100).clamp(1, 1000);
         let cancel = context.cancel.clone();
         let sandbox = sandbox.clone();
-        let roots = sandbox.roots().to_vec();
         let found = tokio::task::spawn_blocking(move || {
-            let mut hits = Vec::new();
-            let mut more = false;
-            let mut withheld = 0usize;
-            let mut too_big = 0usize;
-            'files: for entry in ignore::WalkBuilder::new(&base).build().flatten() {
-                if cancel.is_cancelled() {
-                    break;
-                }
-                let path = entry.path();
-                if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                    continue;
-                }
-                if let Some(filter) = &filter
-                    && !path
-                        .strip_prefix(&base)
-                        .is_ok_and(|relative| filter.is_match(relative))
-                {
-                    continue;
-                }
-                if !sandbox.may_touch(path) {
-                    withheld += 1;
-                    continue;
-                }
-                let Ok(read) = super::read_confined(&sandbox, "", path, super::MAX_READ_BYTES)
-                else {
-                    continue;
-                };
-                if read.cut {
-                    too_big += 1;
-                    continue;
-                }
-                let bytes = read.bytes;
-                if super::looks_binary(&bytes) || bytes.starts_with(b"%PDF") {
-                    continue;
-                }
-                if crate::security::files::holds_private_key(&bytes) {
-                    withheld += 1;
-                    continue;
-                }
-                let text = String::from_utf8_lossy(&bytes);
-                for (index, line) in text.lines().enumerate() {
-                    if regex.is_match(line) {
-                        if hits.len() == max {
-                            more = true;
-                            break 'files;
-                        }
-                        let line: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
-                        hits.push(format!(
-                            "{}:{}: {line}",
-                            super::shown(path, &roots),
-                            index + 1
-                        ));
-                    }
-                }
-            }
-            (hits, more, withheld, too_big)
+            search(&base, filter.as_ref(), &regex, max, &sandbox, &cancel)
         })
         .await;
         let Ok((hits, more, withheld, too_big)) = found else {
@@ -143,4 +87,74 @@ impl TypedTool for GrepFilesTool {
             "count": hits.len(), "truncated": more, "withheld": withheld, "tooBig": too_big
         }))
     }
+}
+
+/// Walks `base` (hidden and .gitignore'd files skipped) for lines `regex` matches, at
+/// most `max`: the hits as `path:line: text`, whether there were more, how many files
+/// were withheld (outside what the sandbox lets it touch, or holding a private key) and
+/// how many were too big to read.
+fn search(
+    base: &std::path::Path,
+    filter: Option<&globset::GlobMatcher>,
+    regex: &regex::Regex,
+    max: usize,
+    sandbox: &crate::security::Sandbox,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> (Vec<String>, bool, usize, usize) {
+    let roots = sandbox.roots();
+    let mut hits = Vec::new();
+    let mut more = false;
+    let mut withheld = 0usize;
+    let mut too_big = 0usize;
+    'files: for entry in ignore::WalkBuilder::new(base).build().flatten() {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            continue;
+        }
+        if let Some(filter) = filter
+            && !path
+                .strip_prefix(base)
+                .is_ok_and(|relative| filter.is_match(relative))
+        {
+            continue;
+        }
+        if !sandbox.may_touch(path) {
+            withheld += 1;
+            continue;
+        }
+        let Ok(read) = super::read_confined(sandbox, "", path, super::MAX_READ_BYTES) else {
+            continue;
+        };
+        if read.cut {
+            too_big += 1;
+            continue;
+        }
+        let bytes = read.bytes;
+        if super::looks_binary(&bytes) || bytes.starts_with(b"%PDF") {
+            continue;
+        }
+        if crate::security::files::holds_private_key(&bytes) {
+            withheld += 1;
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (index, line) in text.lines().enumerate() {
+            if regex.is_match(line) {
+                if hits.len() == max {
+                    more = true;
+                    break 'files;
+                }
+                let line: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+                hits.push(format!(
+                    "{}:{}: {line}",
+                    super::shown(path, roots),
+                    index + 1
+                ));
+            }
+        }
+    }
+    (hits, more, withheld, too_big)
 }
