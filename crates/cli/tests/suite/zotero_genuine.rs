@@ -313,3 +313,89 @@ fn zotero_9_notes_and_an_annotation_come_and_a_feed_does_not() {
         "the group library is empty"
     );
 }
+
+/// A hostile database: an item of its own (a PDF with no parent) whose path is a private
+/// key. It fails as "not a PDF"; the key's text is nowhere in the data folder, and the
+/// library's other items still come in.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_top_level_pdf_that_is_a_secret_fails_and_is_not_copied() {
+    use sqlx::{Connection, Executor};
+    let home = tempfile::tempdir().unwrap();
+    let folder = home.path().join("Zotero");
+    copy_tree(&fixture_path("zotero/genuine/zotero-6.0.26"), &folder);
+    let key = home.path().join(".ssh/id_ed25519");
+    std::fs::create_dir_all(key.parent().unwrap()).unwrap();
+    std::fs::write(
+        &key,
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret-by-value-7731\n",
+    )
+    .unwrap();
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(folder.join("zotero.sqlite"));
+    let mut zotero = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    zotero
+        .execute(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO items (itemID, itemTypeID, libraryID, key, version, synced)
+             SELECT 9001, itemTypeID, 1, 'EVIL0001', 0, 0 FROM itemTypesCombined
+             WHERE typeName = 'attachment';
+             INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path)
+             VALUES (9001, NULL, 2, 'application/pdf', '{}');",
+            key.display()
+        )))
+        .await
+        .unwrap();
+    zotero.close().await.unwrap();
+    let output = asterism(
+        home.path(),
+        &[
+            "library",
+            "import",
+            "--offline",
+            "--no-index",
+            "--json",
+            folder.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let evil = lines
+        .iter()
+        .find(|line| {
+            line["path"]
+                .as_str()
+                .is_some_and(|path| path.ends_with("EVIL0001"))
+        })
+        .unwrap();
+    assert_eq!(evil["outcome"], "failed", "{evil}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("secret-by-value"));
+    let papers = json(&asterism(home.path(), &["library", "list", "--json"]));
+    assert_eq!(papers.as_array().unwrap().len(), 5);
+    let mut found = Vec::new();
+    for entry in walkdir(&home.path().join("data")) {
+        if std::fs::read(&entry)
+            .unwrap_or_default()
+            .windows(20)
+            .any(|window| window == b"secret-by-value-7731")
+        {
+            found.push(entry);
+        }
+    }
+    assert!(found.is_empty(), "the key's text was copied into {found:?}");
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walkdir(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
