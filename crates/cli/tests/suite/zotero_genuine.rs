@@ -316,7 +316,8 @@ fn zotero_9_notes_and_an_annotation_come_and_a_feed_does_not() {
 
 /// A hostile database: an item of its own (a PDF with no parent) whose path is a private
 /// key. It fails as "not a PDF"; the key's text is nowhere in the data folder, and the
-/// library's other items still come in.
+/// library's other items still come in. Pointed then at a copy of a paper's PDF, it is
+/// that paper.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_top_level_pdf_that_is_a_secret_fails_and_is_not_copied() {
     use sqlx::{Connection, Executor};
@@ -374,6 +375,43 @@ async fn a_top_level_pdf_that_is_a_secret_fails_and_is_not_copied() {
     assert!(!String::from_utf8_lossy(&output.stdout).contains("secret-by-value"));
     let papers = json(&asterism(home.path(), &["library", "list", "--json"]));
     assert_eq!(papers.as_array().unwrap().len(), 5);
+    // A PDF with no parent, the same bytes as a paper's file (named only by its file
+    // name, as Zotero names such items), is that paper: no second one.
+    let dropped = home.path().join("dropped.pdf");
+    std::fs::copy(
+        folder.join("storage/J8FIHBUY/Grubb - 2015 - Fractional Laplacians on domains, a development of.pdf"),
+        &dropped,
+    )
+    .unwrap();
+    let mut zotero = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    zotero
+        .execute(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM itemAttachments WHERE itemID = 9001;
+             INSERT INTO itemDataValues (valueID, value) VALUES (90001, 'dropped.pdf');
+             INSERT INTO itemData (itemID, fieldID, valueID)
+             SELECT 9001, fieldID, 90001 FROM fieldsCombined WHERE fieldName = 'title';
+             INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path)
+             VALUES (9001, NULL, 2, 'application/pdf', '{}');",
+            dropped.display()
+        )))
+        .await
+        .unwrap();
+    zotero.close().await.unwrap();
+    let again = asterism(
+        home.path(),
+        &[
+            "library",
+            "import",
+            "--offline",
+            "--no-index",
+            folder.to_str().unwrap(),
+        ],
+    );
+    assert!(again.status.success(), "{again:?}");
+    let papers = json(&asterism(home.path(), &["library", "list", "--json"]));
+    assert_eq!(papers.as_array().unwrap().len(), 5, "{papers:#}");
     let mut found = Vec::new();
     for entry in walkdir(&home.path().join("data")) {
         if std::fs::read(&entry)

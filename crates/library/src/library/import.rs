@@ -241,7 +241,9 @@ impl Importer {
             // A file with no record of its own describes itself, as a loose PDF does.
             let given = (!entry.file_only).then_some((&entry.record, into.as_deref()));
             let done = self.import_pdf(file, bytes, given, None).await?;
+            // A file with no record is its work: the same bytes are the same paper.
             if let ImportOutcome::Duplicate { paper_id } = &done
+                && !entry.file_only
                 && into.as_deref() != Some(paper_id.as_str())
                 && let Some(other) = self.another_work(paper_id, &entry.record).await?
             {
