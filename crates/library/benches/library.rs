@@ -334,7 +334,7 @@ async fn vectors(n: usize) {
             &store,
             text,
             &PaperFilter::default(),
-            50,
+            &asterism_library::library::Tuning::default(),
         )
         .await
         .unwrap();

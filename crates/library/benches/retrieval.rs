@@ -3,12 +3,14 @@
 //! under each configuration, and the rank of the first hit on the answer's exact page
 //! (the paper and the page of the hit's snippet) gives top-1, top-3 and MRR@10, apart
 //! for English and Chinese questions. Query latency (p50, p95) is measured on the same
-//! library and, with `RETRIEVAL_SCALE=10000`, on one padded to that many passages.
+//! library and, with `RETRIEVAL_SCALE=10000`, on one padded to that many passages, where
+//! the same questions are scored again (the answers' pages among that many passages).
 //!
 //! `cargo bench -p asterism-library --bench retrieval`. The model is the installed one
 //! (`ASTERISM_EMBEDDING_DIR` chooses another);
 //! `RETRIEVAL_PASSAGE=120,200` sets the passage size in tokens; `RETRIEVAL_CONFIGS`
-//! picks configurations by name (comma-separated; default all).
+//! picks configurations by name (comma-separated; default all); `RETRIEVAL_BUDGETS`
+//! adds the hybrid search with other keyword budgets (`hybrid-budget-N`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -91,7 +93,36 @@ fn configs() -> Vec<Config> {
         ),
         config("hybrid-v2", true, true, weighted(1.0, 2.0)),
         config("hybrid-b3", true, true, weighted(3.0, 1.0)),
+        config(
+            "hybrid-every-word",
+            true,
+            true,
+            Tuning {
+                scored_budget: i64::MAX,
+                ..base
+            },
+        ),
     ];
+    // `RETRIEVAL_BUDGETS=10000,20000`: the hybrid search with other keyword budgets.
+    let budgets = std::env::var("RETRIEVAL_BUDGETS").unwrap_or_default();
+    let all = all.into_iter().chain(
+        budgets
+            .split(',')
+            .filter_map(|budget| budget.trim().parse::<i64>().ok())
+            .map(|budget| {
+                let name: &'static str = format!("hybrid-budget-{budget}").leak();
+                config(
+                    name,
+                    true,
+                    true,
+                    Tuning {
+                        scored_budget: budget,
+                        ..base
+                    },
+                )
+            }),
+    );
+    let all: Vec<Config> = all.collect();
     match std::env::var("RETRIEVAL_CONFIGS") {
         Ok(names) => all
             .into_iter()
@@ -242,7 +273,7 @@ async fn ask_all(library: &Library, questions: &[Question]) -> (Score, Score, Ve
 }
 
 /// Pads the library to `total` passages: sentences of its own passages shuffled into
-/// new ones under made-up papers, each with a vector near a real one. Latency only.
+/// new ones under made-up papers, each with a vector near a real one.
 async fn pad(library: &Library, total: usize) {
     let store = &library.store;
     let ids = store
@@ -361,12 +392,15 @@ async fn run() {
         return;
     };
     pad(&library, total).await;
+    println!("padded to {total} passages:");
     for config in &configs {
         let configured = configured(&library, config);
-        let (_, _, mut latencies) = ask_all(&configured, &questions).await;
+        let (english, chinese, mut latencies) = ask_all(&configured, &questions).await;
         println!(
-            "{total} passages, {}: p50 {:.1} ms, p95 {:.1} ms",
+            "| {} | {} | {} | {:.1} | {:.1} |",
             config.name,
+            english.cells(),
+            chinese.cells(),
             percentile(&mut latencies.clone(), 0.5),
             percentile(&mut latencies, 0.95)
         );

@@ -10,6 +10,7 @@ mod suite {
     mod download;
     mod figures;
     mod identify;
+    mod keywords;
     mod library;
     mod local_model;
     mod metadata;

@@ -324,15 +324,28 @@ impl Store {
         Ok(())
     }
 
-    /// How many passages match an FTS5 expression, counting no further than `cap`.
-    pub async fn fts_count(&self, query: &str, cap: i64) -> Result<i64> {
-        Ok(sqlx::query_scalar(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-        )
-        .bind(query)
-        .bind(cap)
-        .fetch_one(&self.pool)
-        .await?)
+    /// For each FTS5 expression, how many chunks it matches, counting up to `cap`: one
+    /// statement for all (a query's words are counted at each search).
+    pub async fn fts_counts(&self, queries: &[&str], cap: i64) -> Result<Vec<i64>> {
+        if queries.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Only placeholders are formatted in; the expressions and the cap are bound.
+        let counts: Vec<String> = (1..=queries.len())
+            .map(|i| {
+                format!(
+                    "(SELECT COUNT(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{i} LIMIT ?{}))",
+                    queries.len() + 1
+                )
+            })
+            .collect();
+        let sql = format!("SELECT json_array({})", counts.join(", "));
+        let mut query = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
+        for expression in queries {
+            query = query.bind(*expression);
+        }
+        let counts = query.bind(cap).fetch_one(&self.pool).await?;
+        Ok(serde_json::from_str(&counts)?)
     }
 
     /// About how many passages there are (the highest id; exact unless some were

@@ -26,6 +26,8 @@ pub struct Tuning {
     /// Keep only the best hit of each page: a page's other passages say nothing the
     /// reader will not see there, and the next page gets their place.
     pub one_per_page: bool,
+    /// About how many passages the keyword half scores at most (see [`keyword_terms`]).
+    pub scored_budget: i64,
 }
 
 impl Default for Tuning {
@@ -35,6 +37,7 @@ impl Default for Tuning {
             bm25_weight: 2.0,
             vector_weight: 1.0,
             one_per_page: true,
+            scored_budget: SCORED_BUDGET,
         }
     }
 }
@@ -105,61 +108,111 @@ pub fn fts_query(query: &str) -> Option<String> {
 const COMMON_SHARE: f64 = 0.02;
 /// Below this many passages nothing is common (small libraries rank on every word).
 const COMMON_FLOOR: i64 = 200;
+/// About how many passages a keyword search scores at most: FTS5 ranks every passage a
+/// word of the query matches (about 2 µs each on this machine, most of a search's time
+/// in a library of 1,000 papers), so the rarest words are taken until their passages
+/// add up to this. A library of a hundred papers seldom reaches it.
+pub const SCORED_BUDGET: i64 = 10_000;
 
-/// The words a keyword search matches, each a quoted FTS5 term, with the common-terms
-/// cut of Lucene and Elasticsearch: words found in more than 2% of the passages add
-/// little to BM25 but cost the most (every passage holding them is scored), so when the
-/// query also has rarer words only those are matched. Words no passage holds are
-/// dropped. The vector side still reads every word.
-pub async fn keyword_terms(store: &Store, query: &str) -> Result<Vec<String>, StoreError> {
-    let Some(expression) = fts_query(query) else {
-        return Ok(Vec::new());
-    };
-    let words: Vec<&str> = expression.split(" OR ").collect();
-    if words.len() < 2 {
-        return Ok(words.into_iter().map(str::to_string).collect());
-    }
-    let total = store.chunk_id_high_water().await?;
-    let cutoff = COMMON_FLOOR.max((total as f64 * COMMON_SHARE) as i64);
-    let (mut rare, mut common) = (Vec::new(), Vec::new());
-    for word in words {
-        match store.fts_count(word, cutoff + 1).await? {
-            0 => {}
-            count if count <= cutoff => rare.push(word.to_string()),
-            _ => common.push(word.to_string()),
-        }
-    }
-    Ok(if rare.is_empty() { common } else { rare })
+/// The words a keyword search matches, and how many passages it will score at most.
+#[derive(Debug, Default, PartialEq)]
+pub struct KeywordTerms {
+    /// Each a quoted FTS5 term, rarest first.
+    pub terms: Vec<String>,
+    /// How many of `terms`, from the first, fit the budget (at least one).
+    pub within: usize,
+    /// The passages those words match, summed (passages holding several count again).
+    pub matches: i64,
 }
 
-/// Chunk ids of the keyword (BM25) half, best first. Passages holding every term are
-/// tried first: in a large library they are plenty, and intersecting the terms' lists
-/// costs far less than scoring every passage that holds any of them. When fewer than
-/// `limit` hold them all, any term may match.
+/// The words a keyword search matches, with the common-terms cut of Lucene and
+/// Elasticsearch: words found in more than 2% of the passages add little to BM25 but
+/// cost the most (every passage holding them is scored), so when the query also has
+/// rarer words only those are matched. Then, from the rarest, words are counted
+/// `within` while the passages they match stay within `budget` (the rarest always: it
+/// carries the most weight). Words no passage holds are dropped. The vector side still
+/// reads every word.
+pub async fn keyword_terms(
+    store: &Store,
+    query: &str,
+    budget: i64,
+) -> Result<KeywordTerms, StoreError> {
+    let Some(expression) = fts_query(query) else {
+        return Ok(KeywordTerms::default());
+    };
+    let words: Vec<&str> = expression.split(" OR ").collect();
+    let total = store.chunk_id_high_water().await?;
+    let cutoff = COMMON_FLOOR.max((total as f64 * COMMON_SHARE) as i64);
+    // Counted up to a cap: past it a word is both common and over the budget alone.
+    let cap = cutoff.max(budget).saturating_add(1);
+    let counts = store.fts_counts(&words, cap).await?;
+    let counted: Vec<(i64, &str)> = counts
+        .into_iter()
+        .zip(words)
+        .filter(|(count, _)| *count > 0)
+        .collect();
+    let rare: Vec<(i64, &str)> = counted
+        .iter()
+        .copied()
+        .filter(|(n, _)| *n <= cutoff)
+        .collect();
+    let mut pool = if rare.is_empty() { counted } else { rare };
+    // Stable: words counted alike keep the query's order.
+    pool.sort_by_key(|(count, _)| *count);
+    let mut chosen = KeywordTerms::default();
+    for (count, word) in pool {
+        if chosen.within == chosen.terms.len()
+            && (chosen.within == 0 || chosen.matches.saturating_add(count) <= budget)
+        {
+            chosen.within += 1;
+            chosen.matches += count;
+        }
+        chosen.terms.push(word.to_string());
+    }
+    Ok(chosen)
+}
+
+/// Chunk ids of the keyword (BM25) half, best first, at most `tuning.per_side`.
+/// Passages holding every word are tried first: in a large library they are plenty,
+/// and intersecting the words' lists costs far less than scoring every passage that
+/// holds any of them. When fewer hold them all, any word may match: every word when
+/// their passages are within the budget, else the rarest that are, after the passages
+/// holding them all (which would come first in the full ranking too).
 pub async fn keyword_search(
     store: &Store,
     query: &str,
     filter: &PaperFilter,
-    limit: usize,
+    tuning: &Tuning,
 ) -> Result<Vec<i64>, StoreError> {
-    let terms = keyword_terms(store, query).await?;
-    if terms.is_empty() {
+    let limit = tuning.per_side as i64;
+    let words = keyword_terms(store, query, tuning.scored_budget).await?;
+    let ids = |hits: Vec<(i64, f64)>| hits.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    if words.terms.is_empty() {
         return Ok(Vec::new());
     }
-    if terms.len() >= 2 {
-        let all = store
-            .fts_chunks(&terms.join(" AND "), filter, limit as i64)
-            .await?;
-        if all.len() >= limit {
-            return Ok(all.into_iter().map(|(id, _)| id).collect());
+    let mut found = Vec::new();
+    if words.terms.len() >= 2 {
+        found = ids(store
+            .fts_chunks(&words.terms.join(" AND "), filter, limit)
+            .await?);
+        if found.len() as i64 >= limit {
+            return Ok(found);
         }
     }
-    Ok(store
-        .fts_chunks(&terms.join(" OR "), filter, limit as i64)
-        .await?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect())
+    let within = &words.terms[..words.within];
+    let any = ids(store
+        .fts_chunks(&within.join(" OR "), filter, limit)
+        .await?);
+    if words.within == words.terms.len() {
+        return Ok(any);
+    }
+    for id in any {
+        if !found.contains(&id) {
+            found.push(id);
+        }
+    }
+    found.truncate(limit as usize);
+    Ok(found)
 }
 
 /// Fuses weighted ranked lists: score = Σ weight / (60 + rank). Each passage of
@@ -303,9 +356,7 @@ impl Retriever<'_> {
         // this one embeds the query and scans the vectors: on two cores they overlap.
         let keywords = {
             let (store, filter, query) = (self.store.clone(), filter.clone(), query.to_string());
-            tokio::spawn(
-                async move { keyword_search(&store, &query, &filter, tuning.per_side).await },
-            )
+            tokio::spawn(async move { keyword_search(&store, &query, &filter, &tuning).await })
         };
         let semantic = vector_side(
             self.store,

@@ -74,6 +74,9 @@ impl Snippet {
 pub struct QueryTerms {
     stems: Vec<String>,
     stemmer: std::sync::Arc<Stemmer>,
+    /// The words already looked up, as written: passages repeat their words, and
+    /// stemming each one was most of what a search's snippets cost.
+    known: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Option<usize>>>>,
 }
 
 impl std::fmt::Debug for QueryTerms {
@@ -101,6 +104,7 @@ impl QueryTerms {
         Self {
             stems,
             stemmer: std::sync::Arc::new(stemmer),
+            known: std::sync::Arc::default(),
         }
     }
 
@@ -110,8 +114,20 @@ impl QueryTerms {
 
     /// Which query terms a word is (by index), if any.
     fn term_of(&self, word: &str) -> Option<usize> {
+        if let Some(known) = self
+            .known
+            .lock()
+            .ok()
+            .and_then(|known| known.get(word).copied())
+        {
+            return known;
+        }
         let stem = self.stemmer.stem(&word.to_lowercase()).into_owned();
-        self.stems.iter().position(|term| *term == stem)
+        let term = self.stems.iter().position(|term| *term == stem);
+        if let Ok(mut known) = self.known.lock() {
+            known.insert(word.to_string(), term);
+        }
+        term
     }
 
     /// The set of query terms a text holds.
