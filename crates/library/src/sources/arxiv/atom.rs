@@ -123,57 +123,14 @@ pub fn parse_feed(body: &str) -> Result<ArxivFeed, ArxivError> {
             }
             Event::GeneralRef(reference) => {
                 // Entities split text events: put the character back.
-                let name = String::from_utf8_lossy(reference.as_ref()).into_owned();
-                text.push_str(match name.as_str() {
-                    "amp" => "&",
-                    "lt" => "<",
-                    "gt" => ">",
-                    "quot" => "\"",
-                    "apos" => "'",
-                    _ => "",
-                });
+                text.push_str(entity(&String::from_utf8_lossy(reference.as_ref())));
             }
             Event::CData(data) => text.push_str(&String::from_utf8_lossy(&data)),
             Event::End(_) => {
                 let name = path.pop().unwrap_or_default();
                 let parent = path.last().map(String::as_str).unwrap_or("");
                 let value = std::mem::take(&mut text);
-                match (parent, name.as_str()) {
-                    ("feed", "totalResults") => feed.total_results = value.trim().parse().ok(),
-                    (_, "entry") => {
-                        if let Some(done) = entry.take() {
-                            if done.id.contains("/api/errors") || done.title.trim() == "Error" {
-                                feed.error = Some(collapse(&done.summary));
-                            } else if let Some(paper) = to_paper(done) {
-                                feed.papers.push(paper);
-                            }
-                        }
-                    }
-                    ("entry", field) => {
-                        if let Some(entry) = entry.as_mut() {
-                            match field {
-                                "id" => entry.id = value.trim().to_string(),
-                                "title" => entry.title = collapse(&value),
-                                "summary" => entry.summary = value.trim().to_string(),
-                                "published" => entry.published = value.trim().to_string(),
-                                "doi" => entry.doi = Some(value.trim().to_string()),
-                                "journal_ref" => entry.journal_ref = Some(collapse(&value)),
-                                _ => {}
-                            }
-                        }
-                    }
-                    ("author", "name") => {
-                        if let Some(entry) = entry.as_mut() {
-                            entry.authors.push(collapse(&value));
-                        }
-                    }
-                    ("author", "affiliation") => {
-                        if let Some(entry) = entry.as_mut() {
-                            entry.affiliations.push(collapse(&value));
-                        }
-                    }
-                    _ => {}
-                }
+                closed(&mut feed, &mut entry, parent, &name, value);
                 if name == "feed" {
                     closed_feed = true;
                 }
@@ -190,6 +147,64 @@ pub fn parse_feed(body: &str) -> Result<ArxivFeed, ArxivError> {
         return Err(ArxivError::BadResponse("the feed is truncated".into()));
     }
     Ok(feed)
+}
+
+/// What the element `name` (inside `parent`) closing with `value` as its text gives.
+fn closed(
+    feed: &mut ArxivFeed,
+    entry: &mut Option<Entry>,
+    parent: &str,
+    name: &str,
+    value: String,
+) {
+    match (parent, name) {
+        ("feed", "totalResults") => feed.total_results = value.trim().parse().ok(),
+        (_, "entry") => {
+            if let Some(done) = entry.take() {
+                if done.id.contains("/api/errors") || done.title.trim() == "Error" {
+                    feed.error = Some(collapse(&done.summary));
+                } else if let Some(paper) = to_paper(done) {
+                    feed.papers.push(paper);
+                }
+            }
+        }
+        ("entry", field) => {
+            if let Some(entry) = entry.as_mut() {
+                match field {
+                    "id" => entry.id = value.trim().to_string(),
+                    "title" => entry.title = collapse(&value),
+                    "summary" => entry.summary = value.trim().to_string(),
+                    "published" => entry.published = value.trim().to_string(),
+                    "doi" => entry.doi = Some(value.trim().to_string()),
+                    "journal_ref" => entry.journal_ref = Some(collapse(&value)),
+                    _ => {}
+                }
+            }
+        }
+        ("author", "name") => {
+            if let Some(entry) = entry.as_mut() {
+                entry.authors.push(collapse(&value));
+            }
+        }
+        ("author", "affiliation") => {
+            if let Some(entry) = entry.as_mut() {
+                entry.affiliations.push(collapse(&value));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The character an XML entity stands for ("" for one not predefined).
+fn entity(name: &str) -> &'static str {
+    match name {
+        "amp" => "&",
+        "lt" => "<",
+        "gt" => ">",
+        "quot" => "\"",
+        "apos" => "'",
+        _ => "",
+    }
 }
 
 fn attributes_into(start: &quick_xml::events::BytesStart<'_>, name: &str, entry: &mut Entry) {
