@@ -211,16 +211,7 @@ impl AgentTool for RunBashTool {
                 .unwrap_or(DEFAULT_TIMEOUT_SECS)
                 .clamp(1, MAX_TIMEOUT_SECS),
         );
-        let mut command = tokio::process::Command::new("bash");
-        command
-            .arg("-c")
-            .arg(&args.command)
-            .current_dir(&cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        allowlisted_environment(&mut command, &[]);
+        let mut command = bash_command(&args.command, &cwd);
         let temp = crate::security::shell_temp_dir(&context.services.data_dir, &context.session_id);
         if let Err(error) = crate::security::files::create_private_dir(&temp) {
             return ToolOutput::error(format!(
@@ -250,25 +241,8 @@ impl AgentTool for RunBashTool {
             Ok(output) => output,
             Err(message) => return ToolOutput::error(format!("{message}{undone_note}")),
         };
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let mut text = String::new();
-        if !stdout.is_empty() {
-            text.push_str(&stdout);
-        }
-        if !stderr.is_empty() {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str("[stderr]\n");
-            text.push_str(&stderr);
-        }
         let code = output.status.code();
-        let text = format!(
-            "exit code {}\n{}{undone_note}",
-            code.map_or("none (killed by a signal)".into(), |c| c.to_string()),
-            truncate_middle(&text, MAX_OUTPUT_CHARS)
-        );
+        let text = report(&output, &undone_note);
         let metadata = serde_json::json!({
             "exitCode": code,
             "cwd": super::shown(&cwd, sandbox.roots()),
@@ -286,4 +260,46 @@ impl AgentTool for RunBashTool {
             ToolOutput::error(text).with_metadata(metadata)
         }
     }
+}
+
+/// `bash -c COMMAND` in `cwd`, its output piped, no input, the allowlisted environment
+/// only, killed if dropped.
+fn bash_command(script: &str, cwd: &std::path::Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new("bash");
+    command
+        .arg("-c")
+        .arg(script)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    allowlisted_environment(&mut command, &[]);
+    command
+}
+
+/// What the model reads of a run: the exit code, the output with the errors after
+/// `[stderr]` (the middle cut when long), and what was undone.
+fn report(output: &std::process::Output, undone_note: &str) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut text = String::new();
+    if !stdout.is_empty() {
+        text.push_str(&stdout);
+    }
+    if !stderr.is_empty() {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("[stderr]\n");
+        text.push_str(&stderr);
+    }
+    format!(
+        "exit code {}\n{}{undone_note}",
+        output
+            .status
+            .code()
+            .map_or("none (killed by a signal)".into(), |c| c.to_string()),
+        truncate_middle(&text, MAX_OUTPUT_CHARS)
+    )
 }
