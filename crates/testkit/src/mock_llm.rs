@@ -291,71 +291,13 @@ async fn chat_completions(
                 .and_then(|value| value.to_str().ok())
                 .map(str::to_string),
         });
-        let answered = answered_tool_call_ids(&body);
         let agent = request_agent(&body, &state.script);
         // A side call without tools (a compaction summary) cannot carry the agent's tool
         // results: the results are checked on the next request that has tools.
         let side_call = body.get("tools").is_none();
-        let missing: Vec<String> = state
-            .awaiting_results
-            .get(&agent)
-            .into_iter()
-            .flatten()
-            .filter(|id| !side_call && !answered.contains(id))
-            .cloned()
-            .collect();
-        let violation = (!missing.is_empty()).then(|| {
-            format!(
-                "request #{} lacks tool results for {missing:?}",
-                state.requests.len()
-            )
-        });
-        if let Some(violation) = &violation {
-            state.violations.push(violation.clone());
-        }
-        let by_agent = state.script.turns.iter().any(|turn| turn.agent.is_some());
-        let turn = if by_agent {
-            // The first turn not served yet that is meant for this agent.
-            let turns = state.script.turns.len();
-            state.served.resize(turns, false);
-            let index =
-                (0..turns).find(|&i| !state.served[i] && state.script.turns[i].agent == agent);
-            index.map(|i| {
-                state.served[i] = true;
-                state.next_turn = i + 1;
-                state.script.turns[i].clone()
-            })
-        } else {
-            if state.next_turn >= state.script.turns.len() && state.script.repeat {
-                state.next_turn = 0;
-            }
-            let turn = state.script.turns.get(state.next_turn).cloned();
-            if turn.is_some() {
-                state.next_turn += 1;
-            }
-            turn
-        };
-        let still_awaiting = state.awaiting_results.remove(&agent).unwrap_or_default();
-        let awaiting: Vec<String> = turn
-            .as_ref()
-            .filter(|turn| turn.fault.is_none())
-            .map(|turn| {
-                turn.tool_calls
-                    .iter()
-                    .enumerate()
-                    .map(|(i, call)| call_id(call.id.as_deref(), state.next_turn, i))
-                    // An empty id (a quirk under test) gets its id from the client:
-                    // there is nothing to check it against.
-                    .filter(|id| !id.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let awaiting = if side_call && awaiting.is_empty() {
-            still_awaiting
-        } else {
-            awaiting
-        };
-        state.awaiting_results.insert(agent, awaiting);
+        let violation = state.missing_results(&body, &agent, side_call);
+        let turn = state.next_turn_for(&agent);
+        state.expect_results(agent, turn.as_ref(), side_call);
         (
             turn,
             state.script.clone(),
@@ -374,19 +316,8 @@ async fn chat_completions(
             &format!("mock model: the script has no turn for request #{request_number}"),
         );
     };
-    if let Some(Fault::Http {
-        status,
-        body,
-        retry_after,
-    }) = &turn.fault
-    {
-        let mut response = Response::builder()
-            .status(StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
-            .header(header::CONTENT_TYPE, "application/json");
-        if let Some(seconds) = retry_after {
-            response = response.header(header::RETRY_AFTER, seconds.to_string());
-        }
-        return response.body(Body::from(body.clone())).unwrap_or_default();
+    if let Some(response) = http_fault(turn.fault.as_ref()) {
+        return response;
     }
     let model = body
         .get("model")
@@ -394,6 +325,106 @@ async fn chat_completions(
         .unwrap_or("scripted")
         .to_string();
     stream_turn(turn, &script, &model, turn_number)
+}
+
+impl MockState {
+    /// The violation, if this request of `agent` lacks results of the tool calls its
+    /// previous answer made (recorded).
+    fn missing_results(
+        &mut self,
+        body: &Value,
+        agent: &Option<String>,
+        side_call: bool,
+    ) -> Option<String> {
+        let answered = answered_tool_call_ids(body);
+        let missing: Vec<String> = self
+            .awaiting_results
+            .get(agent)
+            .into_iter()
+            .flatten()
+            .filter(|id| !side_call && !answered.contains(id))
+            .cloned()
+            .collect();
+        let violation = (!missing.is_empty()).then(|| {
+            format!(
+                "request #{} lacks tool results for {missing:?}",
+                self.requests.len()
+            )
+        });
+        if let Some(violation) = &violation {
+            self.violations.push(violation.clone());
+        }
+        violation
+    }
+
+    /// The turn that answers `agent`'s request: in a script with `agent` turns, the
+    /// first not served yet that is meant for it; else the next in order.
+    fn next_turn_for(&mut self, agent: &Option<String>) -> Option<Turn> {
+        let by_agent = self.script.turns.iter().any(|turn| turn.agent.is_some());
+        if by_agent {
+            let turns = self.script.turns.len();
+            self.served.resize(turns, false);
+            let index =
+                (0..turns).find(|&i| !self.served[i] && self.script.turns[i].agent == *agent);
+            return index.map(|i| {
+                self.served[i] = true;
+                self.next_turn = i + 1;
+                self.script.turns[i].clone()
+            });
+        }
+        if self.next_turn >= self.script.turns.len() && self.script.repeat {
+            self.next_turn = 0;
+        }
+        let turn = self.script.turns.get(self.next_turn).cloned();
+        if turn.is_some() {
+            self.next_turn += 1;
+        }
+        turn
+    }
+
+    /// Records the tool calls `turn` makes, whose results `agent`'s next request must
+    /// carry (a side call keeps what was awaited before it).
+    fn expect_results(&mut self, agent: Option<String>, turn: Option<&Turn>, side_call: bool) {
+        let still_awaiting = self.awaiting_results.remove(&agent).unwrap_or_default();
+        let awaiting: Vec<String> = turn
+            .filter(|turn| turn.fault.is_none())
+            .map(|turn| {
+                turn.tool_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, call)| call_id(call.id.as_deref(), self.next_turn, i))
+                    // An empty id (a quirk under test) gets its id from the client:
+                    // there is nothing to check it against.
+                    .filter(|id| !id.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let awaiting = if side_call && awaiting.is_empty() {
+            still_awaiting
+        } else {
+            awaiting
+        };
+        self.awaiting_results.insert(agent, awaiting);
+    }
+}
+
+/// The HTTP error a turn scripts, if it scripts one.
+fn http_fault(fault: Option<&Fault>) -> Option<Response> {
+    let Some(Fault::Http {
+        status,
+        body,
+        retry_after,
+    }) = fault
+    else {
+        return None;
+    };
+    let mut response = Response::builder()
+        .status(StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .header(header::CONTENT_TYPE, "application/json");
+    if let Some(seconds) = retry_after {
+        response = response.header(header::RETRY_AFTER, seconds.to_string());
+    }
+    Some(response.body(Body::from(body.clone())).unwrap_or_default())
 }
 
 /// The id a scripted call gets when the script does not name one.
