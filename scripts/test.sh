@@ -60,6 +60,10 @@ cargo build --workspace --features asterism-app/custom-protocol
 step "cargo test"
 cargo test --workspace --features asterism-app/custom-protocol
 
+# The tests that construct a web context need a display; the same build, nothing compiled.
+step "cargo test: the webview's own settings, under Xvfb"
+xvfb-run -a cargo test --workspace --features asterism-app/custom-protocol --lib -- --ignored web_memory::
+
 step "generated files are fresh (ui/src/bindings.ts, the shared fold fixture)"
 if ! git diff --exit-code -- ui/src/bindings.ts ui/src/timeline/fold.fixture.json; then
   echo "generated files changed: run 'make test' and commit them" >&2

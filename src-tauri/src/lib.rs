@@ -18,6 +18,7 @@ mod settings;
 mod setup;
 mod state;
 mod views;
+mod web_memory;
 
 use std::time::Duration;
 
@@ -141,6 +142,7 @@ fn release_after_start() {
 /// shows the window.
 pub fn run() {
     asterism_agent::heap::return_freed_memory_promptly();
+    web_memory::install();
     let _ = rustls::crypto::ring::default_provider().install_default();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -243,7 +245,7 @@ fn release_when_idle(app: tauri::AppHandle) {
             tokio::time::sleep(tick).await;
             let engine = app.state::<state::AppState>().engine();
             if let Some(keep) = engine.settings.keep_alive {
-                engine.services.release_idle(keep);
+                engine.services.release_idle(keep).await;
             }
         }
     });

@@ -51,11 +51,17 @@ pub struct Services {
 
 impl Services {
     /// Lets go of the embedding model and the vector index when each has gone unused for
-    /// `keep` (`KEEP_ALIVE_S`), and hands the freed heap back to the system. True when
-    /// something was let go. A long-lived process (the app) calls it now and then.
-    pub fn release_idle(&self, keep: std::time::Duration) -> bool {
+    /// `keep` (`KEEP_ALIVE_S`), and hands back to the system what they and the searches
+    /// held: the freed heap, the idle database connections' page caches and, with the
+    /// model, the ONNX runtime's pages. True when something was let go. A long-lived
+    /// process (the app) calls it now and then.
+    pub async fn release_idle(&self, keep: std::time::Duration) -> bool {
         let released = self.library.release_idle(keep);
         if released.any() {
+            self.store.shrink_memory().await;
+            if released.model {
+                crate::heap::page_out_library(asterism_library::library::local::RUNTIME_FILE);
+            }
             crate::heap::release_free_memory();
             tracing::info!(?released, ?keep, "let go of what the library left unused");
         }

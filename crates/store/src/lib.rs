@@ -224,6 +224,24 @@ impl Store {
         Ok(())
     }
 
+    /// Frees what the idle connections cache (`PRAGMA shrink_memory`): each keeps up to
+    /// 2 MB of the pages its last queries read (a search, an import) for as long as it
+    /// lives. Connections in use are left alone; the caches fill again as they are used.
+    pub async fn shrink_memory(&self) {
+        let mut idle = Vec::new();
+        while let Some(connection) = self.pool.try_acquire() {
+            idle.push(connection);
+        }
+        for connection in &mut idle {
+            if let Err(error) = sqlx::query("PRAGMA shrink_memory")
+                .execute(&mut **connection)
+                .await
+            {
+                tracing::debug!(%error, "could not shrink a connection's cache");
+            }
+        }
+    }
+
     /// The underlying pool, for crates that own their own query modules.
     pub fn pool(&self) -> &SqlitePool {
         &self.pool

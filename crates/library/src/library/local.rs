@@ -72,19 +72,22 @@ pub struct LocalModel {
     pub spec: ModelSpec,
 }
 
+/// The ONNX runtime's file name, in a model's folder or `onnxruntime/` beside them.
+pub const RUNTIME_FILE: &str = "libonnxruntime.so";
+
 /// Where a model may be: the configured folder, or one of the [`crate::parts::roots`].
 /// `embedding/` is where the packages put the default model, `bge-small/` and `minilm/`
 /// where the set-up command puts each (and the packages MiniLM).
 fn candidates() -> Vec<(PathBuf, PathBuf)> {
     if let Some(configured) = std::env::var_os("ASTERISM_EMBEDDING_DIR") {
         let dir = PathBuf::from(configured);
-        return vec![(dir.clone(), dir.join("libonnxruntime.so"))];
+        return vec![(dir.clone(), dir.join(RUNTIME_FILE))];
     }
     crate::parts::roots()
         .iter()
         .flat_map(|root| {
             ["embedding", "bge-small", "minilm"]
-                .map(|name| (root.join(name), root.join("onnxruntime/libonnxruntime.so")))
+                .map(|name| (root.join(name), root.join("onnxruntime").join(RUNTIME_FILE)))
         })
         .collect()
 }
