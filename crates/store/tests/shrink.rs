@@ -14,7 +14,10 @@ async fn shrinking_frees_what_idle_connections_cached() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("asterism.db")).await.unwrap();
     let pool = store.pool();
-    sqlx::query("CREATE TABLE filler (body BLOB)").execute(pool).await.unwrap();
+    sqlx::query("CREATE TABLE filler (body BLOB)")
+        .execute(pool)
+        .await
+        .unwrap();
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1600) \
          INSERT INTO filler SELECT randomblob(4000) FROM n",
