@@ -49,8 +49,8 @@ pub use linux::install;
 #[allow(unsafe_code)] // GObject's class struct and WebKit's C functions, each block said why
 mod linux {
     use std::ffi::CStr;
-    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Once, OnceLock};
 
     use gobject_sys::{GObject, GObjectClass, GParamSpec, GValue};
     use webkit2gtk_sys as webkit;
@@ -59,11 +59,13 @@ mod linux {
 
     /// The class's own setter and our settings (a pointer kept for the process's life).
     struct Hook {
+        class: usize,
         original: SetProperty,
         settings: usize,
     }
 
     static HOOK: OnceLock<Option<Hook>> = OnceLock::new();
+    static REPLACE: Once = Once::new();
     static APPLIED: AtomicUsize = AtomicUsize::new(0);
 
     /// How many web contexts were constructed with our settings.
@@ -79,10 +81,11 @@ mod linux {
         let Some(limit) = super::limit_mb(std::env::var(super::VARIABLE).ok().as_deref()) else {
             return;
         };
-        // SAFETY: this runs once, on the thread that starts the app, before any web
-        // context exists. The class reference is kept for the process's life, so the
-        // class struct (and the setter replaced in it) stays valid.
-        HOOK.get_or_init(|| unsafe {
+        // SAFETY: this runs on the thread that starts the app, before any web context
+        // exists. The class reference is kept for the process's life, so the class
+        // struct (and the setter replaced in it) stays valid. The hook is in place
+        // before the setter is replaced, which happens once.
+        let hook = HOOK.get_or_init(|| unsafe {
             let class = gobject_sys::g_type_class_ref(webkit::webkit_web_context_get_type())
                 as *mut GObjectClass;
             let original = (*class).set_property?;
@@ -97,12 +100,17 @@ mod linux {
                 settings,
                 super::POLL_SECONDS,
             );
-            (*class).set_property = Some(set_property);
             Some(Hook {
+                class: class as usize,
                 original,
                 settings: settings as usize,
             })
         });
+        if let Some(hook) = hook {
+            REPLACE.call_once(|| unsafe {
+                (*(hook.class as *mut GObjectClass)).set_property = Some(set_property);
+            });
+        }
     }
 
     /// The context class's setter, with our settings where the construction gave none.
