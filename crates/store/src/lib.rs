@@ -232,6 +232,7 @@ impl Store {
         while let Some(connection) = self.pool.try_acquire() {
             idle.push(connection);
         }
+        let before = sqlite_memory_used();
         for connection in &mut idle {
             if let Err(error) = sqlx::query("PRAGMA shrink_memory")
                 .execute(&mut **connection)
@@ -240,6 +241,12 @@ impl Store {
                 tracing::debug!(%error, "could not shrink a connection's cache");
             }
         }
+        tracing::info!(
+            connections = idle.len(),
+            before,
+            after = sqlite_memory_used(),
+            "SQLite's memory, shrunk"
+        );
     }
 
     /// The underlying pool, for crates that own their own query modules.
@@ -278,6 +285,13 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// The bytes SQLite has allocated in this process, all connections together.
+#[allow(unsafe_code)]
+pub fn sqlite_memory_used() -> i64 {
+    // SAFETY: a read of SQLite's own allocation counter; no preconditions.
+    unsafe { libsqlite3_sys::sqlite3_memory_used() }
 }
 
 /// The current time as RFC 3339 UTC with millisecond precision, as stored in `*_at`.

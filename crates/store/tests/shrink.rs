@@ -1,13 +1,7 @@
 //! Idle connections give back the pages they cached (its own process: SQLite's memory
 //! counter is the process's).
 
-use asterism_store::Store;
-
-#[allow(unsafe_code)]
-fn sqlite_memory_used() -> i64 {
-    // SAFETY: a read of SQLite's own allocation counter; no preconditions.
-    unsafe { libsqlite3_sys::sqlite3_memory_used() }
-}
+use asterism_store::{Store, sqlite_memory_used};
 
 #[tokio::test]
 async fn shrinking_frees_what_idle_connections_cached() {
