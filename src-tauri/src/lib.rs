@@ -142,7 +142,6 @@ fn release_after_start() {
 /// shows the window.
 pub fn run() {
     asterism_agent::heap::return_freed_memory_promptly();
-    web_memory::install();
     let _ = rustls::crypto::ring::default_provider().install_default();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -150,6 +149,7 @@ pub fn run() {
                 .unwrap_or_else(|_| "warn".into()),
         )
         .init();
+    web_memory::install();
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())

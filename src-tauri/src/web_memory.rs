@@ -22,6 +22,9 @@ pub const DEFAULT_LIMIT_MB: u32 = 200;
 pub const CONSERVATIVE: f64 = 0.33;
 /// Fraction of the limit past which the heap is collected and handed back.
 pub const STRICT: f64 = 0.5;
+/// The least limit taken: under it the page's own 40–50 MB at rest would be past the
+/// strict threshold, and the web process would collect its heap at every check.
+pub const MIN_LIMIT_MB: u32 = 100;
 /// How often the web process measures itself.
 pub const POLL_SECONDS: f64 = 10.0;
 
@@ -31,6 +34,13 @@ pub fn limit_mb(value: Option<&str>) -> Option<u32> {
         None | Some("") => Some(DEFAULT_LIMIT_MB),
         Some(text) => match text.parse::<u32>() {
             Ok(0) => None,
+            Ok(limit) if limit < MIN_LIMIT_MB => {
+                tracing::warn!(
+                    limit,
+                    "{VARIABLE} is under {MIN_LIMIT_MB} MB: {MIN_LIMIT_MB} is used"
+                );
+                Some(MIN_LIMIT_MB)
+            }
             Ok(limit) => Some(limit),
             Err(_) => {
                 tracing::warn!(%text, "{VARIABLE} is not a whole number of MB: the default is used");
@@ -156,6 +166,7 @@ mod tests {
         assert_eq!(limit_mb(Some(" ")), Some(DEFAULT_LIMIT_MB));
         assert_eq!(limit_mb(Some("300")), Some(300));
         assert_eq!(limit_mb(Some("0")), None);
+        assert_eq!(limit_mb(Some("20")), Some(MIN_LIMIT_MB));
         assert_eq!(limit_mb(Some("lots")), Some(DEFAULT_LIMIT_MB));
     }
 
